@@ -1,0 +1,135 @@
+"""The result every estimator of g(p) = E[D | s(X) = p] returns: :class:`CalibrationCurve`.
+
+A calibration curve is at once a picture (plot it against the diagonal), the input of the
+metrics (LCS, ECE are functionals of g - id) and a recalibration map (g(s) is the recalibrated
+score). So the object holds the estimate on its grid *and* a callable that evaluates the fitted
+map on new scores.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from locacal._validation import check_scores
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+__all__ = ["CalibrationCurve", "slides_grid"]
+
+#: Number of points of the 2024 slides' evaluation grid, ``seq(0, 1, length.out = 100)``.
+SLIDES_GRID_SIZE = 100
+
+
+def slides_grid(scores: np.ndarray, size: int = SLIDES_GRID_SIZE) -> np.ndarray:
+    """The 2024 slides' evaluation grid: ``linspace(0, 1, size)`` restricted to the score range.
+
+    Machado, Charpentier et al. (2024), "Local regression: issue" slide and the R function
+    ``local_calib_score``: points outside ``[min(scores), max(scores)]`` are dropped, because
+    a local fit extrapolated beyond the data leaves the diagonal for no reason.
+
+    If no grid point falls within the range (all scores within one grid step), the midpoint of
+    the range is returned as a one-point grid, so that a curve and the LCS stay defined.
+    """
+    full = np.linspace(0.0, 1.0, size)
+    lo, hi = float(scores.min()), float(scores.max())
+    kept = full[(full >= lo) & (full <= hi)]
+    if kept.size == 0:
+        kept = np.array([0.5 * (lo + hi)])
+    return kept
+
+
+@dataclass(frozen=True, eq=False)
+class CalibrationCurve:
+    """An estimated calibration curve g(p) = E[D | s(X) = p].
+
+    Attributes
+    ----------
+    grid : ndarray
+        Points where g was estimated (bin centres for binning: the mean score in each bin).
+    estimate : ndarray
+        Estimated g at ``grid``.
+    lower, upper : ndarray
+        Pointwise 95 % confidence band (NaN where the method gives none).
+    counts : ndarray
+        Observations behind each estimate: the bin count, or the number of observations in the
+        local neighbourhood.
+    method : str
+        The estimator (``"binning"``, ``"local"``, ``"lowess"``, ``"kernel"``, ``"locfit"``,
+        or a recalibrator's name).
+    params : Mapping
+        The estimator's parameters, read-only.
+
+    Calling the curve on new scores, ``curve(scores)``, evaluates the fitted map there.
+    """
+
+    grid: np.ndarray
+    estimate: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    counts: np.ndarray
+    method: str
+    params: Mapping[str, Any]
+    evaluator: Callable[[np.ndarray], np.ndarray] = field(repr=False)
+
+    def __post_init__(self) -> None:
+        n = np.shape(self.grid)[0]
+        for name in ("estimate", "lower", "upper", "counts"):
+            arr = np.asarray(getattr(self, name), dtype=np.float64)
+            if arr.shape != (n,):
+                raise ValueError(f"{name} has shape {arr.shape}, expected ({n},)")
+            arr.setflags(write=False)
+            object.__setattr__(self, name, arr)
+        grid = np.asarray(self.grid, dtype=np.float64)
+        grid.setflags(write=False)
+        object.__setattr__(self, "grid", grid)
+        object.__setattr__(self, "params", MappingProxyType(dict(self.params)))
+
+    def __call__(self, scores: Any) -> np.ndarray:
+        """Evaluate the fitted map at new scores (values in [0, 1])."""
+        return self.evaluator(check_scores(scores, "scores"))
+
+    def __len__(self) -> int:
+        return self.grid.shape[0]
+
+    def to_frame(self) -> pd.DataFrame:
+        """Tidy table: one row per grid point with columns
+        ``score, estimate, lower, upper, count, method``."""
+        return pd.DataFrame(
+            {
+                "score": self.grid,
+                "estimate": self.estimate,
+                "lower": self.lower,
+                "upper": self.upper,
+                "count": self.counts,
+                "method": self.method,
+            }
+        )
+
+    def plot(self, ax: Axes | None = None, *, band: bool = True, diagonal: bool = True,
+             label: str | None = None, **line_kwargs: Any) -> Axes:
+        """Draw the curve (and its band) against the diagonal; returns the Axes.
+
+        Call again with the same ``ax`` to overlay several curves.
+        """
+        from locacal.plotting import plot_curve
+
+        return plot_curve(self, ax=ax, band=band, diagonal=diagonal, label=label,
+                          **line_kwargs)
+
+    def _repr_html_(self) -> str:
+        params = ", ".join(f"{k}={v!r}" for k, v in self.params.items())
+        head = (f"<p><b>CalibrationCurve</b> &mdash; method <code>{html.escape(self.method)}"
+                f"</code> ({html.escape(params)}), {len(self)} points</p>")
+        return head + self.to_frame().to_html(max_rows=12, float_format="{:.4f}".format)
+
+    def __repr__(self) -> str:
+        params = ", ".join(f"{k}={v!r}" for k, v in self.params.items())
+        return f"CalibrationCurve(method={self.method!r}, {params}, points={len(self)})"
