@@ -82,7 +82,9 @@ def as_1d_float(values: Any, name: str) -> np.ndarray:
     finite = np.isfinite(arr)
     if not finite.all():
         i = int(np.flatnonzero(~finite)[0])
-        raise ValueError(f"{name} contains NaN or infinite values (first at position {i}: {arr[i]})")
+        raise ValueError(
+            f"{name} contains NaN or infinite values (first at position {i}: {float(arr[i])})"
+        )
     return arr
 
 
@@ -92,7 +94,7 @@ def check_scores(scores: Any, name: str = "scores") -> np.ndarray:
     bad = (s < 0.0) | (s > 1.0)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"{name} must lie in [0, 1]; position {i} holds {s[i]!r}")
+        raise ValueError(f"{name} must lie in [0, 1]; position {i} holds {float(s[i])!r}")
     return s
 
 
@@ -104,7 +106,7 @@ def check_labels(labels: Any, n: int, name: str = "labels") -> np.ndarray:
     bad = (y != 0.0) & (y != 1.0)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"{name} must be 0/1 (or bool); position {i} holds {y[i]!r}")
+        raise ValueError(f"{name} must be 0/1 (or bool); position {i} holds {float(y[i])!r}")
     return y
 
 
@@ -117,7 +119,7 @@ def check_weights(weights: Any, n: int, name: str = "weights") -> np.ndarray | N
         raise ValueError(f"{name} has length {w.size} but scores have length {n}")
     if (w < 0).any():
         i = int(np.flatnonzero(w < 0)[0])
-        raise ValueError(f"{name} must be non-negative; position {i} holds {w[i]!r}")
+        raise ValueError(f"{name} must be non-negative; position {i} holds {float(w[i])!r}")
     if not (w > 0).any():
         raise ValueError(f"{name} are all zero")
     return w

@@ -1,0 +1,53 @@
+"""Calibration metrics: each takes ``(scores, labels, *, weights=None, ...)`` and returns a float.
+
+* :mod:`~locacal.metrics.classification`: Brier score, true MSE, accuracy, sensitivity,
+  specificity, AUC.
+* :mod:`~locacal.metrics.binned`: ECE, QMSE, the slides' thresholded ECE, the thesis's MSE
+  calibration score, its interval and the Brier decomposition.
+* :mod:`~locacal.metrics.local`: the Local Calibration Score and the WMSE.
+* :mod:`~locacal.metrics.report`: all of them in one table.
+"""
+
+from locacal.metrics.binned import (
+    BrierDecomposition,
+    CalibMSEInterval,
+    brier_decomposition,
+    calib_err,
+    calib_mse,
+    calib_mse_interval,
+    ece,
+    ece_thresholded,
+    qmse,
+)
+from locacal.metrics.classification import (
+    accuracy,
+    auc,
+    brier_score,
+    sensitivity,
+    specificity,
+    true_mse,
+)
+from locacal.metrics.local import lcs, wmse
+from locacal.metrics.report import REPORT_COLUMNS, calibration_report
+
+__all__ = [
+    "REPORT_COLUMNS",
+    "BrierDecomposition",
+    "CalibMSEInterval",
+    "accuracy",
+    "auc",
+    "brier_decomposition",
+    "brier_score",
+    "calib_err",
+    "calib_mse",
+    "calib_mse_interval",
+    "calibration_report",
+    "ece",
+    "ece_thresholded",
+    "lcs",
+    "qmse",
+    "sensitivity",
+    "specificity",
+    "true_mse",
+    "wmse",
+]
