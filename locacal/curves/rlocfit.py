@@ -1,0 +1,174 @@
+"""R's locfit through rpy2: ``calibration_curve(..., method="locfit")``.
+
+Nothing here is imported until a locfit method is asked for, so ``import locacal`` never needs R.
+The R side is ``r_scripts/locfit_bridge.R`` (installed as ``locacal/r_scripts``); this module
+sources it once per session and calls its one function with numeric vectors.
+
+Safety: R's locfit recurses without end, and dies with "segfault from C stack overflow", when a
+group of tied scores larger than the nearest-neighbour count sits on a vertex of its evaluation
+tree (decision-tree or isotonic scores). Through rpy2 that would kill the Python process, the
+user's Jupyter kernel. Before calling R, the bridge replays locfit's tree construction in
+Python (:func:`locacal.curves._locfit_tree.locfit_tree_would_crash`) and raises
+:class:`LocfitCrashError` instead, pointing to ``method="local"``, whose
+``evaluation="locfit"`` gives the same numbers without R and a defined answer on such ties.
+"""
+
+from __future__ import annotations
+
+import functools
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from locacal._validation import check_choice, check_fraction, check_int, check_positive
+from locacal.curves.curve import CalibrationCurve, slides_grid
+
+__all__ = ["LocfitCrashError", "RBackendUnavailable", "locfit_curve", "locfit_estimate"]
+
+#: Kernel names of locacal and their locfit spelling.
+LOCFIT_KERNELS = {"rect": "rect", "tricube": "tcub", "gauss": "gauss", "epan": "epan"}
+
+INSTALL_HINT = (
+    "The locfit method needs R with the locfit package and rpy2 3.5.x: "
+    "`pip install 'locacal[r]'` and, on Debian/Ubuntu, "
+    "`apt-get install r-base-core r-cran-locfit` (or, with conda, "
+    "`conda install -c conda-forge r-base r-locfit rpy2`). rpy2 3.6 does not load against "
+    "R 4.2 (undefined symbol R_getVar); rpy2 3.5.17 does. Without R, use method='local' "
+    "(evaluation='locfit' reproduces locfit's numbers)."
+)
+
+
+class RBackendUnavailable(ImportError):
+    """R, rpy2 or the locfit package is missing; the message says what to install."""
+
+
+class LocfitCrashError(ValueError):
+    """The data would crash R's locfit (and the Python process with it); nothing was run."""
+
+
+def _bridge_file() -> Path:
+    try:
+        path = Path(str(resources.files("locacal.r_scripts") / "locfit_bridge.R"))
+    except ModuleNotFoundError:
+        path = Path(__file__).resolve().parents[2] / "r_scripts" / "locfit_bridge.R"
+    if not path.is_file():  # source checkout: the top-level r_scripts/
+        path = Path(__file__).resolve().parents[2] / "r_scripts" / "locfit_bridge.R"
+    return path
+
+
+@functools.cache
+def _r_function():
+    """Load rpy2, R's locfit and the bridge script once; return the R function."""
+    try:
+        import rpy2.robjects as ro
+        from rpy2.rinterface_lib.embedded import RRuntimeError
+    except Exception as exc:  # ImportError, or rpy2 failing to find/load libR
+        raise RBackendUnavailable(f"{INSTALL_HINT} (rpy2 failed: {exc})") from exc
+    try:
+        ro.r('suppressPackageStartupMessages(library(locfit))')
+        ro.r["source"](str(_bridge_file()))
+    except RRuntimeError as exc:
+        raise RBackendUnavailable(f"{INSTALL_HINT} (R said: {exc})") from exc
+    return ro.globalenv["locacal_locfit"]
+
+
+def _call_r(scores, labels, weights, points, *, nn, h, degree, kernel, maxk, exact):
+    import rpy2.robjects as ro
+    from rpy2.rinterface_lib.embedded import RRuntimeError
+
+    fn = _r_function()
+    w = np.ones_like(scores) if weights is None else weights
+    try:
+        out = fn(ro.FloatVector(labels), ro.FloatVector(scores), ro.FloatVector(w),
+                 ro.FloatVector(points), nn, h, degree, LOCFIT_KERNELS[kernel], maxk, exact)
+    except RRuntimeError as exc:
+        raise RuntimeError(f"R's locfit failed: {str(exc).strip()}") from exc
+    return np.asarray(out, dtype=np.float64)
+
+
+def locfit_estimate(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray | None,
+                    points: np.ndarray, *, degree: int = 0, nn: float = 0.15,
+                    h: float = 0.0, kernel: str = "rect", maxk: int = 200,
+                    evaluation: str = "locfit") -> np.ndarray:
+    """Raw locfit estimate at ``points`` (unclipped), from R.
+
+    Calls ``locfit(d ~ lp(s, nn = nn, h = h, deg = degree), kern = kernel, maxk = maxk,
+    weights = w, ev = ...)`` and ``predict`` at ``points``: with ``evaluation="locfit"`` the
+    default adaptive tree (``ev = rbox()``), with ``"exact"`` the points themselves.
+    """
+    degree = check_int(degree, "degree", allowed=(0, 1, 2))
+    nn = check_fraction(nn, "nn")
+    h = 0.0 if h == 0 else check_positive(h, "h")
+    check_choice(kernel, tuple(LOCFIT_KERNELS), "kernel")
+    maxk = check_int(maxk, "maxk", minimum=1)
+    check_choice(evaluation, ("locfit", "exact"), "evaluation")
+    if evaluation == "locfit":
+        from locacal.curves._locfit_tree import locfit_tree_would_crash
+
+        reason = locfit_tree_would_crash(scores, weights, nn=nn, h=h or None, degree=degree,
+                                         kernel=kernel, maxk=maxk)
+        if reason is not None:
+            raise LocfitCrashError(
+                f"R's locfit would crash on these scores ({reason}), killing this Python "
+                "process. Use method='local' (add evaluation='locfit' for locfit's "
+                "interpolation), which handles tied scores without jitter."
+            )
+    return _call_r(scores, labels, weights, points, nn=nn, h=h, degree=degree, kernel=kernel,
+                   maxk=maxk, exact=evaluation == "exact")
+
+
+def locfit_curve(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray | None, *,
+                 grid: np.ndarray | None = None, degree: int = 0, nn: float = 0.15,
+                 h: float = 0.0, kernel: str = "rect", maxk: int = 200,
+                 evaluation: str = "locfit", clip: bool = True) -> CalibrationCurve:
+    """Calibration curve by R's locfit, as the 2024 slides fit it.
+
+    Parameters
+    ----------
+    scores, labels, weights : ndarray
+        Validated data.
+    grid : ndarray, optional
+        Evaluation points; default the slides' grid (:func:`slides_grid`).
+    degree : {0, 1, 2}, default 0
+    nn : float, default 0.15
+        Nearest-neighbour fraction (``lp(nn = )``).
+    h : float, default 0
+        Constant bandwidth component (``lp(h = )``); locfit uses the larger of the two.
+    kernel : {"rect", "tricube", "gauss", "epan"}, default "rect"
+    maxk : int, default 200
+        Vertex space of the evaluation tree (the slides use 200).
+    evaluation : {"locfit", "exact"}, default "locfit"
+        ``"locfit"``: what ``predict()`` returns with locfit's default tree; ``"exact"``: the
+        fit evaluated at the grid points themselves.
+    clip : bool, default True
+        Clip to [0, 1] as the slides' code does.
+
+    Returns
+    -------
+    CalibrationCurve
+        Without a band (NaN) or counts (NaN): the bridge returns locfit's fit only. Calling
+        it on new scores asks R again (same fit settings).
+
+    Raises
+    ------
+    RBackendUnavailable
+        R, rpy2 or locfit missing (an ImportError; the message says what to install).
+    LocfitCrashError
+        The tied scores would crash R's locfit; nothing was sent to R.
+    """
+    points = slides_grid(scores) if grid is None else grid
+    settings: dict[str, Any] = {"degree": degree, "nn": nn, "h": h, "kernel": kernel,
+                                "maxk": maxk, "evaluation": evaluation}
+    est = locfit_estimate(scores, labels, weights, points, **settings)
+
+    def evaluate(new_scores: np.ndarray) -> np.ndarray:
+        values = locfit_estimate(scores, labels, weights, new_scores, **settings)
+        return np.clip(values, 0.0, 1.0) if clip else values
+
+    if clip:
+        est = np.clip(est, 0.0, 1.0)
+    nan = np.full(points.size, np.nan)
+    return CalibrationCurve(grid=points, estimate=est, lower=nan, upper=nan, counts=nan,
+                            method="locfit", params=settings, evaluator=evaluate)

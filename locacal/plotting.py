@@ -1,0 +1,103 @@
+"""Matplotlib drawing of calibration results: ``ax=`` in, Axes out, nothing computed here.
+
+Compute once, plot many: every function draws objects that already hold their numbers
+(:class:`~locacal.curves.curve.CalibrationCurve`, score arrays), so a user can restyle or
+overlay without recomputing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+    from locacal.curves.curve import CalibrationCurve
+
+__all__ = ["plot_curve", "plot_curves", "plot_score_histogram", "reliability_diagram"]
+
+
+def _axes(ax: Axes | None) -> Axes:
+    if ax is not None:
+        return ax
+    import matplotlib.pyplot as plt
+
+    return plt.subplots(figsize=(5, 5))[1]
+
+
+def _diagonal(ax: Axes) -> None:
+    ax.plot([0, 1], [0, 1], color="0.5", linestyle="--", linewidth=1, label="_diagonal")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(0, 1)
+    ax.set_aspect("equal")
+    ax.set_xlabel("score $\\hat{s}(x)$")
+    ax.set_ylabel("$\\hat{g}$: observed frequency")
+
+
+def plot_curve(curve: CalibrationCurve, ax: Axes | None = None, *, band: bool = True,
+               diagonal: bool = True, label: str | None = None, **line_kwargs: Any) -> Axes:
+    """Draw one calibration curve, its 95 % band and the diagonal.
+
+    Binning curves are drawn as points joined by lines (the thesis's reliability diagram);
+    smooth curves as lines. Extra keyword arguments go to ``Axes.plot``.
+    """
+    ax = _axes(ax)
+    if diagonal and not any(line.get_label() == "_diagonal" for line in ax.get_lines()):
+        _diagonal(ax)
+    if label is None:
+        label = curve.method
+    marker = "o" if curve.method == "binning" else None
+    (line,) = ax.plot(curve.grid, curve.estimate, marker=marker, label=label, **line_kwargs)
+    if band and np.isfinite(curve.lower).any():
+        ax.fill_between(curve.grid, curve.lower, curve.upper, color=line.get_color(),
+                        alpha=0.2, linewidth=0)
+    ax.legend(loc="upper left", frameon=False)
+    return ax
+
+
+def plot_curves(curves: Mapping[str, CalibrationCurve], ax: Axes | None = None, *,
+                band: bool = False) -> Axes:
+    """Overlay several named curves (e.g. smoothing choices) on one diagonal."""
+    ax = _axes(ax)
+    for name, curve in curves.items():
+        plot_curve(curve, ax=ax, band=band, label=name)
+    return ax
+
+
+def plot_score_histogram(scores: Any, labels: Any, ax: Axes | None = None, *,
+                         bins: int = 50) -> Axes:
+    """Histogram of scores by class (events in gold, non-events in purple, as the slides)."""
+    from locacal._validation import check_scores_labels
+
+    s, y, _ = check_scores_labels(scores, labels, warn_one_class=False)
+    ax = _axes(ax)
+    edges = np.linspace(0, 1, bins + 1)
+    ax.hist(s[y == 1], bins=edges, color="#E69F00", alpha=0.6, label="d = 1")
+    ax.hist(s[y == 0], bins=edges, color="#CC79A7", alpha=0.6, label="d = 0")
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("score")
+    ax.set_ylabel("count")
+    ax.legend(frameon=False)
+    return ax
+
+
+def reliability_diagram(curve: CalibrationCurve, scores: Any, labels: Any, *,
+                        title: str | None = None):
+    """A two-panel figure: the curve over the diagonal, and the score histogram by class.
+
+    Returns the matplotlib Figure.
+    """
+    import matplotlib.pyplot as plt
+
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(5, 7), height_ratios=[3, 1],
+                                      sharex=True)
+    plot_curve(curve, ax=top)
+    top.set_xlabel("")
+    plot_score_histogram(scores, labels, ax=bottom)
+    if title:
+        top.set_title(title)
+    fig.tight_layout()
+    return fig
