@@ -60,7 +60,10 @@ def _bridge_file() -> Path:
 
 @functools.cache
 def _r_function():
-    """Load rpy2, R's locfit and the bridge script once; return the R function."""
+    """Load rpy2, R's locfit and the bridge script once.
+
+    Returns the R function, rpy2's vector constructor and its R error class.
+    """
     try:
         import rpy2.robjects as ro
         from rpy2.rinterface_lib.embedded import RRuntimeError
@@ -71,18 +74,15 @@ def _r_function():
         ro.r["source"](str(_bridge_file()))
     except RRuntimeError as exc:
         raise RBackendUnavailable(f"{INSTALL_HINT} (R said: {exc})") from exc
-    return ro.globalenv["locacal_locfit"]
+    return ro.globalenv["locacal_locfit"], ro.FloatVector, RRuntimeError
 
 
 def _call_r(scores, labels, weights, points, *, nn, h, degree, kernel, maxk, exact):
-    import rpy2.robjects as ro
-    from rpy2.rinterface_lib.embedded import RRuntimeError
-
-    fn = _r_function()
+    fn, vector, RRuntimeError = _r_function()
     w = np.ones_like(scores) if weights is None else weights
     try:
-        out = fn(ro.FloatVector(labels), ro.FloatVector(scores), ro.FloatVector(w),
-                 ro.FloatVector(points), nn, h, degree, LOCFIT_KERNELS[kernel], maxk, exact)
+        out = fn(vector(labels), vector(scores), vector(w), vector(points), nn, h, degree,
+                 LOCFIT_KERNELS[kernel], maxk, exact)
     except RRuntimeError as exc:
         raise RuntimeError(f"R's locfit failed: {str(exc).strip()}") from exc
     return np.asarray(out, dtype=np.float64)
@@ -102,7 +102,7 @@ def locfit_estimate(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray 
     nn = check_fraction(nn, "nn")
     h = 0.0 if h == 0 else check_positive(h, "h")
     check_choice(kernel, tuple(LOCFIT_KERNELS), "kernel")
-    maxk = check_int(maxk, "maxk", minimum=1)
+    maxk = check_int(maxk, "maxk", minimum=2)  # maxk = 1 aborts R (and this process)
     check_choice(evaluation, ("locfit", "exact"), "evaluation")
     if evaluation == "locfit":
         from locacal.curves._locfit_tree import locfit_tree_would_crash
