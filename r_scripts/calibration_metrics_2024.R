@@ -80,3 +80,27 @@ lcs_2024_no_jitter <- function(obs, scores) {
   dens <- density(c(-scores, scores, 2 - scores), from = 0, to = 1, n = length(linspace_raw))
   weighted.mean((linspace - g)^2, dens$y[keep])
 }
+
+# The pieces of local_calib_score() (no jitter), so that a test can tell the local fit from the
+# density weights: the restricted grid, the clipped fit on it (default tree evaluation, or
+# exact evaluation at the grid with `exact = TRUE`) and R's density weights there.
+lcs_pieces_2024 <- function(obs, scores, exact = FALSE) {
+  library(locfit)
+  linspace_raw <- seq(0, 1, length.out = 100)
+  keep <- which(linspace_raw >= min(scores) & linspace_raw <= max(scores))
+  linspace <- linspace_raw[keep]
+  dat <- data.frame(d = obs, scores = scores)
+  if (exact) {
+    fit <- locfit(d ~ lp(scores, nn = 0.15, deg = 0), kern = "rect", maxk = 200,
+                  data = dat, ev = linspace)
+    g <- predict(fit, where = "fitp")
+  } else {
+    fit <- locfit(d ~ lp(scores, nn = 0.15, deg = 0), kern = "rect", maxk = 200, data = dat)
+    g <- predict(fit, newdata = linspace)
+  }
+  g[g > 1] <- 1
+  g[g < 0] <- 0
+  dens <- density(c(-scores, scores, 2 - scores), from = 0, to = 1, n = 100)
+  list(grid = linspace, g = g, w = dens$y[keep],
+       lcs = weighted.mean((linspace - g)^2, dens$y[keep]))
+}
