@@ -5,7 +5,7 @@ spreads its scores like the true probabilities?
 * :func:`rpart_tree` is the slides' tree: a regression tree with leaves of at least 1/10,000
   of the training rows, pruned at R rpart's default complexity parameter cp = 0.01.
 * :func:`cv_pruned_tree` picks the pruning strength by cross-validation instead.
-* :func:`tree_case_study` tabulates MSE, accuracy, AUC, Brier and LCS by sample for the true
+* :func:`tree_case_study` tabulates MSE, accuracy, AUC, Brier and LCS by split for the true
   probabilities, each tree's raw scores and each recalibration of them (the slides' table).
 * :func:`tree_grid_study` and :func:`forest_grid_study` sweep the hyperparameters from a
   two-leaf tree to an overfitted one, with the KL divergence between the distribution of the
@@ -52,7 +52,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_CPS",
-    "SAMPLES",
+    "SPLITS",
     "GridStudy",
     "TreeCaseStudy",
     "cv_pruned_tree",
@@ -65,8 +65,8 @@ __all__ = [
     "tree_grid_study",
 ]
 
-SAMPLES = ("train", "calibration", "test")
-#: Metrics reported for every model and sample (the slides' table, plus the KL divergence
+SPLITS = ("train", "calibration", "test")
+#: Metrics reported for every model and split (the slides' table, plus the KL divergence
 #: of the scores' distribution from the true probabilities').
 METRICS = ("true_mse", "accuracy", "auc", "brier", "lcs", "kl")
 _LABELS = {"true_mse": "MSE (true probabilities)", "accuracy": "Accuracy", "auc": "AUC",
@@ -103,7 +103,7 @@ def tree_data(
     data_seed, split_seed = child_seeds(seed, 2)
     frame = simulate.tree_dgp(n_obs, a=a, seed=data_seed)
     parts = split(frame, proportions, seed=np.random.default_rng(split_seed))
-    return dict(zip(SAMPLES, (p.reset_index(drop=True) for p in parts), strict=True))
+    return dict(zip(SPLITS, (p.reset_index(drop=True) for p in parts), strict=True))
 
 
 def _xy(X: Any, y: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -319,13 +319,13 @@ def _features(frame: pd.DataFrame) -> np.ndarray:
 
 
 def _check_data(data: Any) -> dict[str, pd.DataFrame]:
-    if not isinstance(data, Mapping) or set(data) != set(SAMPLES):
-        raise TypeError(f"data must map {SAMPLES} to DataFrames, as tree_data() returns")
+    if not isinstance(data, Mapping) or set(data) != set(SPLITS):
+        raise TypeError(f"data must map {SPLITS} to DataFrames, as tree_data() returns")
     for name, frame in data.items():
         missing = {*FEATURES, "true_p", "label"} - set(frame.columns)
         if missing:
             raise ValueError(f"data[{name!r}] lacks the columns {sorted(missing)}")
-    return {name: data[name] for name in SAMPLES}
+    return {name: data[name] for name in SPLITS}
 
 
 @dataclass(frozen=True, eq=False)
@@ -335,12 +335,19 @@ class TreeCaseStudy:
     Attributes
     ----------
     table : DataFrame
-        One row per (model, method, sample): ``model`` ("true probabilities" or a tree),
-        ``method`` ("none" for raw scores, else the recalibration method), ``sample``
-        (train, calibration, test), ``n_leaves``, then ``true_mse``, ``accuracy``, ``auc``,
-        ``brier``, ``lcs`` and ``kl``.
+        One row per (model, method, split): ``model`` ("true probabilities" or a tree),
+        ``method`` ("uncalibrated" for the tree's raw scores, "true_p" for the true
+        probabilities, else the recalibration method), ``split`` (train, calibration, test),
+        ``n_leaves``, then the columns of :attr:`RecalibrationResult.metrics
+        <locacal.recalibration.workflow.RecalibrationResult>` (``n``, ``true_mse``,
+        ``brier``, ``ece``, ``qmse``, ``lcs``, ``accuracy``, ``sensitivity``,
+        ``specificity``, ``auc``) and ``kl``, the KL divergence of the scores' distribution
+        from the true probabilities' (20 bins, nats).
     models : Mapping
         The fitted trees by name.
+    recalibrations : Mapping
+        The :func:`~locacal.recalibration.recalibrate` result of each tree (its ``plot()``
+        draws the slides' Figure 13: calibration curves before and after recalibration).
     data : Mapping
         The train, calibration and test frames.
     params : Mapping
@@ -348,18 +355,22 @@ class TreeCaseStudy:
 
     table: pd.DataFrame
     models: Mapping[str, Any]
+    recalibrations: Mapping[str, Any]
     data: Mapping[str, pd.DataFrame]
     params: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        for name in ("models", "data", "params"):
+        for name in ("models", "recalibrations", "data", "params"):
             object.__setattr__(self, name, MappingProxyType(dict(getattr(self, name))))
 
-    def scores(self, model: str, sample: str = "test") -> np.ndarray:
-        """The raw scores of ``model`` on ``sample``."""
-        check_choice(model, tuple(self.models), "model")
-        check_choice(sample, SAMPLES, "sample")
-        return self.models[model].predict(_features(self.data[sample]))
+    def summary(self, split: str = "test",
+                columns: Sequence[str] = ("true_mse", "accuracy", "auc", "brier", "lcs")
+                ) -> pd.DataFrame:
+        """The slides' table for one split: MSE, accuracy, AUC, Brier score and LCS by
+        (model, method)."""
+        check_choice(split, SPLITS, "split")
+        table = self.table[self.table["split"] == split]
+        return table.set_index(["model", "method"])[list(columns)]
 
 
 def tree_case_study(
@@ -369,17 +380,17 @@ def tree_case_study(
     cp: float = 0.01,
     min_leaf: int | None = None,
     cv: int = 5,
-    methods: Sequence[str] | None = None,
+    methods: Sequence[str] | Mapping[str, Any] = ("platt", "isotonic", "beta", "local"),
     seed: int = 2024,
-    n_jobs: int | None = -1,
 ) -> TreeCaseStudy:
     """Rerun the slides' tree case study (§5.1) in one call.
 
     Draws :func:`tree_data`, fits the slides' tree (:func:`rpart_tree`, pruned at ``cp``) and
     the cross-validated one (:func:`cv_pruned_tree`) on *train*, recalibrates each tree's
-    scores on *calibration* with every method of :func:`locacal.recalibration.recalibrate`,
-    and tabulates MSE against the true probabilities, accuracy (τ = 0.5), AUC, Brier score,
-    LCS and the KL divergence of the scores from the true probabilities on each sample.
+    scores on *calibration* with :func:`locacal.recalibration.recalibrate`, and tabulates,
+    on each split, the MSE against the true probabilities, accuracy (τ = 0.5), AUC, Brier
+    score, LCS and the other metrics of ``recalibrate``, plus the KL divergence of the
+    scores from the true probabilities.
 
     Parameters
     ----------
@@ -390,14 +401,15 @@ def tree_case_study(
         Minimum leaf size of both trees (default 1/10,000 of the training rows).
     cv : int, default 5
         Folds of the cross-validated pruning.
-    methods : sequence of str, optional
-        Recalibration methods (default: all of :func:`~locacal.recalibration.recalibrate`).
+    methods : names or {name: estimator}, default all four
+        Recalibration methods, as :func:`~locacal.recalibration.recalibrate` takes them.
     seed : int, default 2024
-    n_jobs : int, default -1
+        Data, split, cross-validation folds and the trees' ``random_state``.
 
     Returns
     -------
     TreeCaseStudy
+        ``.table``, ``.summary(split)``, ``.models``, ``.recalibrations``, ``.data``.
     """
     from locacal.recalibration import recalibrate
 
@@ -405,32 +417,38 @@ def tree_case_study(
     x_train, y_train = _features(data["train"]), data["train"]["label"].to_numpy()
     leaf = _min_leaf(min_leaf, y_train.size)
     models = {
-        f"rpart tree (cp = {cp:g})": rpart_tree(x_train, y_train, cp=cp, min_leaf=leaf),
+        f"rpart tree (cp = {cp:g})": rpart_tree(x_train, y_train, cp=cp, min_leaf=leaf,
+                                                random_state=seed),
         "CV-pruned tree": cv_pruned_tree(x_train, y_train, min_leaf=leaf, cv=cv, seed=seed),
     }
-    rows = []
-    for sample in SAMPLES:
-        frame = data[sample]
-        p, d = frame["true_p"].to_numpy(), frame["label"].to_numpy()
-        rows.append({"model": "true probabilities", "method": "none", "sample": sample,
-                     "n_leaves": np.nan, **_assess(p, d, p)})
+    true_p = [data[s]["true_p"].to_numpy() for s in SPLITS]
+    tables, recalibrations = [], {}
     for name, tree in models.items():
-        parts = [(tree.predict(_features(data[s])), data[s]["label"].to_numpy()) for s in SAMPLES]
-        for sample, (s, d) in zip(SAMPLES, parts, strict=True):
-            rows.append({"model": name, "method": "none", "sample": sample,
-                         "n_leaves": tree.get_n_leaves(),
-                         **_assess(s, d, data[sample]["true_p"].to_numpy())})
-        kwargs = {} if methods is None else {"methods": tuple(methods)}
-        result = recalibrate(*parts, true_p=[data[s]["true_p"].to_numpy() for s in SAMPLES],
-                             **kwargs)
-        for method, sample, s, d in result.iter_scores():
-            rows.append({"model": name, "method": method, "sample": sample,
-                         "n_leaves": tree.get_n_leaves(),
-                         **_assess(s, d, data[sample]["true_p"].to_numpy())})
-    table = pd.DataFrame(rows)
+        parts = [(tree.predict(_features(data[s])), data[s]["label"].to_numpy()) for s in SPLITS]
+        result = recalibrate(*parts, methods=methods, true_p=true_p)
+        recalibrations[name] = result
+        kl = {(m, sp): kl_divergence(result.scores[sp][m], result.scores[sp]["true_p"])
+              for sp in SPLITS for m in result.scores[sp].columns if m != "label"}
+        table = result.metrics.assign(
+            model=name, n_leaves=float(tree.get_n_leaves()),
+            kl=[kl[m, sp] for m, sp in zip(result.metrics["method"], result.metrics["split"],
+                                           strict=True)])
+        truth = table["method"] == "true_p"
+        table.loc[truth, ["model", "n_leaves"]] = ["true probabilities", np.nan]
+        tables.append(table if not tables else table[~truth])
+    table = pd.concat(tables, ignore_index=True)
+    order = {"model": ["true probabilities", *models], "split": list(SPLITS),
+             "method": list(dict.fromkeys(table["method"]))}
+    table = table.sort_values(
+        ["model", "split", "method"], kind="stable",
+        key=lambda col: col.map({v: i for i, v in enumerate(order[col.name])}),
+    ).reset_index(drop=True)
+    first = ["model", "method", "split", "n_leaves"]
+    table = table[[*first, *(c for c in table.columns if c not in first)]]
     params = {"n_obs": n_obs, "proportions": tuple(proportions), "cp": cp, "min_leaf": leaf,
               "cv": cv, "seed": seed}
-    return TreeCaseStudy(table=table, models=models, data=data, params=params)
+    return TreeCaseStudy(table=table, models=models, recalibrations=recalibrations, data=data,
+                         params=params)
 
 
 # --------------------------------------------------------------------------- grid studies
@@ -443,13 +461,13 @@ class GridStudy:
     Attributes
     ----------
     metrics : DataFrame
-        One row per (model, sample): ``model`` (an id), the hyperparameters (``min_leaf`` and
+        One row per (model, split): ``model`` (an id), the hyperparameters (``min_leaf`` and
         ``cp`` for trees; ``n_estimators``, ``min_leaf`` and ``max_features`` for forests),
-        ``n_leaves`` (mean leaves per tree for forests), ``sample``, then ``true_mse``,
+        ``n_leaves`` (mean leaves per tree for forests), ``split``, then ``true_mse``,
         ``accuracy``, ``auc``, ``brier``, ``lcs`` and ``kl``.
     histograms : DataFrame
         Counts of the scores in bins of width 0.01: ``model`` ("true probabilities" for the
-        truth), ``sample``, ``bin_left``, ``bin_right``, ``count``.
+        truth), ``split``, ``bin_left``, ``bin_right``, ``count``.
     params : Mapping
     """
 
@@ -460,20 +478,20 @@ class GridStudy:
     def __post_init__(self) -> None:
         object.__setattr__(self, "params", MappingProxyType(dict(self.params)))
 
-    def best(self, metric: str = "kl", *, sample: str = "calibration",
+    def best(self, metric: str = "kl", *, split: str = "calibration",
              maximize: bool = False) -> pd.DataFrame:
-        """The rows (every sample) of the model that minimises ``metric`` on ``sample`` —
-        by default the KL divergence on the calibration sample, so that the test rows stay
+        """The rows (every split) of the model that minimises ``metric`` on ``split`` —
+        by default the KL divergence on the calibration split, so that the test rows stay
         an honest estimate. ``maximize=True`` for metrics such as the AUC."""
         check_choice(metric, METRICS, "metric")
-        check_choice(sample, SAMPLES, "sample")
-        on = self.metrics[self.metrics["sample"] == sample].set_index("model")[metric]
+        check_choice(split, SPLITS, "split")
+        on = self.metrics[self.metrics["split"] == split].set_index("model")[metric]
         model = on.idxmax() if maximize else on.idxmin()
         return self.metrics[self.metrics["model"] == model].reset_index(drop=True)
 
 
-def _histogram_rows(model: str, sample: str, scores: np.ndarray) -> pd.DataFrame:
-    return pd.DataFrame({"model": model, "sample": sample, "bin_left": HIST_EDGES[:-1],
+def _histogram_rows(model: str, split: str, scores: np.ndarray) -> pd.DataFrame:
+    return pd.DataFrame({"model": model, "split": split, "bin_left": HIST_EDGES[:-1],
                          "bin_right": HIST_EDGES[1:],
                          "count": np.histogram(scores, HIST_EDGES)[0]})
 
@@ -481,18 +499,18 @@ def _histogram_rows(model: str, sample: str, scores: np.ndarray) -> pd.DataFrame
 def _assess_model(model_id: str, keys: dict[str, Any], scores: dict[str, np.ndarray],
                   data: dict[str, pd.DataFrame]) -> tuple[list[dict], list[pd.DataFrame]]:
     rows, hists = [], []
-    for sample in SAMPLES:
-        frame, s = data[sample], scores[sample]
-        rows.append({"model": model_id, **keys, "sample": sample,
+    for split in SPLITS:
+        frame, s = data[split], scores[split]
+        rows.append({"model": model_id, **keys, "split": split,
                      **_assess(s, frame["label"].to_numpy(), frame["true_p"].to_numpy())})
-        hists.append(_histogram_rows(model_id, sample, s))
+        hists.append(_histogram_rows(model_id, split, s))
     return rows, hists
 
 
 def _grid_result(results: list, data: dict[str, pd.DataFrame],
                  params: dict[str, Any]) -> GridStudy:
     truth = [_histogram_rows("true probabilities", s, data[s]["true_p"].to_numpy())
-             for s in SAMPLES]
+             for s in SPLITS]
     metrics = pd.DataFrame([row for rows, _ in results for row in rows])
     hist = pd.concat([*truth, *(h for _, hs in results for h in hs)], ignore_index=True)
     return GridStudy(metrics=metrics, histograms=hist, params=params)
@@ -516,10 +534,10 @@ def tree_grid_study(
     Every pair (``min_leaf``, ``cp``) gives the tree :func:`rpart_tree` fits with those
     settings on *train*: cp = 0.1 leaves two leaves on the eq. 10 process, cp = 0 prunes
     nothing (thousands of leaves at ``min_leaf = 10``). The full tree is grown once per
-    ``min_leaf`` and pruned at every cp. Each tree is assessed on the three samples, with
+    ``min_leaf`` and pruned at every cp. Each tree is assessed on the three splits, with
     the KL divergence (20 bins, nats) of its scores' distribution from the true
     probabilities' (:func:`locacal.divergence.kl_divergence`); ``best()`` returns the tree
-    of smallest KL on the calibration sample.
+    of smallest KL on the calibration split.
 
     Parameters
     ----------
@@ -550,11 +568,11 @@ def tree_grid_study(
         full = _tree(m, random_state=seed).fit(_features(train), labels)
         holder = _pruned_leaves(full, alphas)
         n_leaves = _n_leaves(_leaf_holders(full, holder))
-        preds = {s: _pruned_predict(full, holder, _features(data[s])) for s in SAMPLES}
+        preds = {s: _pruned_predict(full, holder, _features(data[s])) for s in SPLITS}
         for j, cp in enumerate(cp_values):
             keys = {"min_leaf": m, "cp": float(cp), "n_leaves": float(n_leaves[j])}
             tasks.append((f"tree[min_leaf={m}, cp={cp:g}]", keys,
-                          {s: preds[s][:, j] for s in SAMPLES}, data))
+                          {s: preds[s][:, j] for s in SPLITS}, data))
     results = parallel_map(_assess_model, tasks, n_jobs=n_jobs, progress=progress,
                            desc="trees")
     params = {"min_leaves": tuple(leaves), "cps": tuple(cp_values.tolist()), "seed": seed}
@@ -573,7 +591,7 @@ def _forest_task(b_values: list[int], min_leaf: int, max_features: int, seed: in
         forest.fit(_features(train), train["label"].to_numpy())
         keys = {"n_estimators": b, "min_leaf": min_leaf, "max_features": max_features,
                 "n_leaves": float(np.mean([t.get_n_leaves() for t in forest.estimators_]))}
-        scores = {s: forest.predict(_features(data[s])) for s in SAMPLES}
+        scores = {s: forest.predict(_features(data[s])) for s in SPLITS}
         r, h = _assess_model(f"forest[n_estimators={b}, min_leaf={min_leaf}, "
                              f"max_features={max_features}]", keys, scores, data)
         rows += r
@@ -623,19 +641,19 @@ def forest_grid_study(
 
 
 def plot_score_distributions(study: GridStudy, *, min_leaf: int | None = None,
-                             sample: str = "test", fig: Figure | None = None) -> Figure:
+                             split: str = "test", fig: Figure | None = None) -> Figure:
     """Figure 17 of the slides: histograms of the true probabilities (top), then of the
     scores of the smallest tree, of the tree with the smallest KL divergence (chosen on the
-    calibration sample) and of the largest tree, among those with ``min_leaf`` (default: the
+    calibration split) and of the largest tree, among those with ``min_leaf`` (default: the
     largest minimum leaf size, the slides' 1/1,000 when the grid is the default one).
     Returns the Figure."""
     import matplotlib.pyplot as plt
 
-    check_choice(sample, SAMPLES, "sample")
+    check_choice(split, SPLITS, "split")
     m = study.metrics
     if min_leaf is None:
         min_leaf = int(m["min_leaf"].max())
-    pool = m[(m["min_leaf"] == min_leaf) & (m["sample"] == "calibration")]
+    pool = m[(m["min_leaf"] == min_leaf) & (m["split"] == "calibration")]
     if pool.empty:
         raise ValueError(f"no model with min_leaf={min_leaf}; the grid has "
                          f"{sorted(m['min_leaf'].unique().tolist())}")
@@ -649,34 +667,34 @@ def plot_score_distributions(study: GridStudy, *, min_leaf: int | None = None,
     leaves = m.set_index("model")["n_leaves"].to_dict()
     for ax, (model, title) in zip(axes, picks, strict=True):
         h = study.histograms[(study.histograms["model"] == model)
-                             & (study.histograms["sample"] == sample)]
+                             & (study.histograms["split"] == split)]
         ax.bar(h["bin_left"], h["count"], width=h["bin_right"] - h["bin_left"], align="edge",
                color="#0072B2" if model != "true probabilities" else "#E69F00")
         label = title if model == "true probabilities" else (
             f"{title}: {model} ({leaves[model]:g} leaves)")
         ax.set_title(label, fontsize="small")
         ax.set_ylabel("count")
-    axes[-1].set_xlabel(f"score ({sample} sample)")
+    axes[-1].set_xlabel(f"score ({split} split)")
     axes[-1].set_xlim(0, 1)
     return fig
 
 
 def plot_metrics_vs_leaves(study: GridStudy, *, metrics: Sequence[str] = METRICS,
-                           sample: str = "test", by: str = "min_leaf",
+                           split: str = "test", by: str = "min_leaf",
                            fig: Figure | None = None) -> Figure:
-    """Each metric on ``sample`` against the number of leaves (log scale), one line per
+    """Each metric on ``split`` against the number of leaves (log scale), one line per
     value of ``by`` (a hyperparameter column), the KL-best model circled. Returns the
     Figure."""
     import matplotlib.pyplot as plt
 
-    check_choice(sample, SAMPLES, "sample")
+    check_choice(split, SPLITS, "split")
     for metric in metrics:
         check_choice(metric, METRICS, "metrics")
     m = study.metrics
-    hyper = [c for c in m.columns if c not in (*METRICS, "model", "sample", "n_leaves")]
+    hyper = [c for c in m.columns if c not in (*METRICS, "model", "split", "n_leaves")]
     check_choice(by, tuple(hyper), "by")
     best = study.best("kl")["model"].iloc[0]
-    sub = m[m["sample"] == sample]
+    sub = m[m["split"] == split]
     if fig is None:
         fig = plt.figure(figsize=(3.2 * len(metrics), 3.2), layout="constrained")
     axes = np.atleast_1d(fig.subplots(1, len(metrics)))
@@ -692,5 +710,5 @@ def plot_metrics_vs_leaves(study: GridStudy, *, metrics: Sequence[str] = METRICS
         ax.set_xlabel("number of leaves")
         ax.set_title(_LABELS[metric])
     axes[0].legend(fontsize="small")
-    fig.suptitle(f"{sample} sample")
+    fig.suptitle(f"{split} split")
     return fig
