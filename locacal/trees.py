@@ -645,14 +645,18 @@ def plot_score_distributions(study: GridStudy, *, min_leaf: int | None = None,
     """Figure 17 of the slides: histograms of the true probabilities (top), then of the
     scores of the smallest tree, of the tree with the smallest KL divergence (chosen on the
     calibration split) and of the largest tree, among those with ``min_leaf`` (default: the
-    largest minimum leaf size, the slides' 1/1,000 when the grid is the default one).
-    Returns the Figure."""
+    grid's value closest to 1/1,000 of the training rows, the slides' setting for this
+    figure). Returns the Figure."""
     import matplotlib.pyplot as plt
 
     check_choice(split, SPLITS, "split")
     m = study.metrics
     if min_leaf is None:
-        min_leaf = int(m["min_leaf"].max())
+        h = study.histograms
+        n_train = h.loc[(h["model"] == "true probabilities") & (h["split"] == "train"),
+                        "count"].sum()
+        values = np.unique(m["min_leaf"])
+        min_leaf = int(values[np.abs(values - n_train / 1000).argmin()])
     pool = m[(m["min_leaf"] == min_leaf) & (m["split"] == "calibration")]
     if pool.empty:
         raise ValueError(f"no model with min_leaf={min_leaf}; the grid has "

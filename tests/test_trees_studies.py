@@ -145,6 +145,9 @@ def test_figures(grid):
     fig2 = trees.plot_metrics_vs_leaves(grid, metrics=("true_mse", "kl"))
     assert len(fig2.axes) == 2
     assert fig2.axes[0].get_xscale() == "log"
+    # default: the minimum leaf size closest to 1/1,000 of the 10,000 training rows
+    default = trees.plot_score_distributions(grid)
+    assert "min_leaf=20" in default.axes[1].get_title()
     with pytest.raises(ValueError, match="no model with min_leaf=7"):
         trees.plot_score_distributions(grid, min_leaf=7)
     with pytest.raises(ValueError, match="unknown by"):
