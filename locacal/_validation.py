@@ -136,7 +136,7 @@ def check_scores_labels(
 
     Returns float64 arrays; ``weights`` is ``None`` for unit weights. Warns
     (:class:`CalibrationWarning`) when the labels hold a single class, since calibration
-    is then only checked against a constant.
+    is then only checked against a constant, and when all scores are equal.
     """
     s = check_scores(scores)
     y = check_labels(labels, s.size)
@@ -149,6 +149,9 @@ def check_scores_labels(
                 "judged against that constant",
                 stacklevel=4,
             )
+        if s.min() == s.max():
+            warn(f"all scores equal {float(s[0])!r}: the calibration curve is a single point "
+                 "(the mean label)", stacklevel=4)
     return s, y, w
 
 

@@ -48,6 +48,13 @@ def test_exact_evaluation_is_the_window_mean():
 
 
 @pytest.mark.r
+def test_loading_r_leaves_child_python_processes_working():
+    rlocfit._r_function()
+    out = subprocess.run([sys.executable, "-c", "import numpy"], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-500:]
+
+
+@pytest.mark.r
 def test_r_errors_become_python_exceptions_with_r_message():
     rng = np.random.default_rng(2)
     s = rng.uniform(size=50)

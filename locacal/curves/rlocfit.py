@@ -16,6 +16,7 @@ Python (:func:`locacal.curves._locfit_tree.locfit_tree_would_crash`) and raises
 from __future__ import annotations
 
 import functools
+import os
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -64,11 +65,20 @@ def _r_function():
 
     Returns the R function, rpy2's vector constructor and its R error class.
     """
+    saved = os.environ.get("LD_LIBRARY_PATH")
     try:
         import rpy2.robjects as ro
         from rpy2.rinterface_lib.embedded import RRuntimeError
     except Exception as exc:  # ImportError, or rpy2 failing to find/load libR
         raise RBackendUnavailable(f"{INSTALL_HINT} (rpy2 failed: {exc})") from exc
+    finally:
+        # rpy2 prepends R's library folders to LD_LIBRARY_PATH for the whole process; child
+        # Python processes (joblib workers) would then load the system's libpython instead
+        # of their own and fail to import anything installed. R is loaded already: restore.
+        if saved is None:
+            os.environ.pop("LD_LIBRARY_PATH", None)
+        else:
+            os.environ["LD_LIBRARY_PATH"] = saved
     try:
         ro.r('suppressPackageStartupMessages(library(locfit))')
         ro.r["source"](str(_bridge_file()))
