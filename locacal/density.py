@@ -7,10 +7,11 @@ drop by half at the boundary. The bandwidth is R's default rule ``bw.nrd0`` appl
 reflected sample of 3n values.
 
 R's ``density()`` evaluates the kernel sum approximately (linear binning on 512 points and an
-FFT; R 4.4 changed the binning). locacal evaluates the same Gaussian kernel sum exactly for
-moderate n and, above :data:`EXACT_MAX_N` scores, after linear binning on
-:data:`BINNED_CELLS` cells of [0, 1], whose relative error is below 1e-6 (the linear-binning
-error is at most (delta/h)^2 (z^2 + 1) / 8 of the kernel value, with delta = 2^-16).
+FFT; R 4.4 changed the binning), within about 1e-3 of it. locacal evaluates the same Gaussian
+kernel sum exactly up to :data:`EXACT_MAX_N` scores and, above, by the same binning-and-FFT
+idea on :data:`BINNED_CELLS` cells of [0, 1] (delta = 2^-16), whose relative error, about
+(delta/h)^2 / 4, stays below 1e-6 while h >= 0.008, that is for any n below about 1e8
+(measured against the exact sum: 2e-8 at n = 7e4; tested).
 """
 
 from __future__ import annotations
@@ -93,13 +94,43 @@ def reflected_bandwidth(scores: np.ndarray, weights: np.ndarray | None = None) -
     sum_sq = s2 + s2 + (4.0 * n - 4.0 * s1 + s2)
     var = (sum_sq - total * mean * mean) / (total - 1.0)
     sd = float(np.sqrt(max(var, 0.0)))
-    order = np.argsort(scores, kind="stable")
-    xs = scores[order]
-    refl = np.concatenate([-xs[::-1], xs, 2.0 - xs[::-1]])
-    wr = None if w is None else np.concatenate([w[order][::-1], w[order], w[order][::-1]])
-    q1, q3 = quantile_type7(refl, wr, np.array([0.25, 0.75]))
-    iqr = float(q3 - q1)
-    return _nrd0_from_moments(total, sd, iqr, first)
+    if w is None:
+        q1, q3 = _reflected_quartiles(scores)
+    else:
+        order = np.argsort(scores, kind="stable")
+        xs, ws = scores[order], w[order]
+        refl = np.concatenate([-xs[::-1], xs, 2.0 - xs[::-1]])
+        q1, q3 = quantile_type7(refl, np.concatenate([ws[::-1], ws, ws[::-1]]),
+                                np.array([0.25, 0.75]))
+    return _nrd0_from_moments(total, sd, float(q3 - q1), first)
+
+
+def _reflected_quartiles(scores: np.ndarray) -> tuple[float, float]:
+    """Type-7 quartiles of ``c(-s, s, 2 - s)`` from a few order statistics of ``s``.
+
+    Sorted, the reflected sample is ``-s`` (descending s), then ``s``, then ``2 - s``
+    (descending s); position k of it is one order statistic of s, found by a partial sort
+    (O(n)) instead of sorting 3n values.
+    """
+    n = scores.size
+    positions = []
+    for prob in (0.25, 0.75):
+        pos = (3 * n - 1) * prob
+        lo = int(np.floor(pos))
+        positions.append((lo, pos - lo))
+    needed = sorted({k for lo, _ in positions for k in (lo, min(lo + 1, 3 * n - 1))})
+
+    def rank_in_s(k: int) -> int:  # which order statistic of s position k of the 3n holds
+        return n - 1 - k if k < n else (k - n if k < 2 * n else 3 * n - 1 - k)
+
+    part = np.partition(scores, sorted({rank_in_s(k) for k in needed}))
+
+    def value(k: int) -> float:
+        v = float(part[rank_in_s(k)])
+        return -v if k < n else (v if k < 2 * n else 2.0 - v)
+
+    q = [value(lo) + frac * (value(min(lo + 1, 3 * n - 1)) - value(lo)) for lo, frac in positions]
+    return q[0], q[1]
 
 
 def _frequency_weights(weights: np.ndarray | None) -> np.ndarray | None:
@@ -132,15 +163,41 @@ def _gauss_sum(points: np.ndarray, centres: np.ndarray, mass: np.ndarray | None,
 
 
 def _linear_binning(scores: np.ndarray, weights: np.ndarray | None,
-                    cells: int) -> tuple[np.ndarray, np.ndarray]:
-    """Distribute each score's mass linearly between the two nearest of ``cells + 1`` nodes."""
-    pos = scores * cells
-    left = np.minimum(pos.astype(np.int64), cells - 1)
-    frac = pos - left
-    w = np.ones_like(scores) if weights is None else weights
-    mass = np.bincount(left, weights=w * (1.0 - frac), minlength=cells + 1)
-    mass += np.bincount(left + 1, weights=w * frac, minlength=cells + 1)
-    return np.linspace(0.0, 1.0, cells + 1), mass
+                    cells: int) -> np.ndarray:
+    """Masses on the ``cells + 1`` nodes k / cells of [0, 1], each score's mass shared
+    linearly between its two neighbouring nodes."""
+    frac = scores * cells
+    left = np.minimum(frac.astype(np.intp), cells - 1)
+    frac -= left
+    if weights is not None:
+        frac *= weights
+    right_mass = np.bincount(left, weights=frac, minlength=cells + 1)
+    left_mass = np.bincount(left, weights=weights, minlength=cells + 1) - right_mass
+    # the right share of cell j lands on node j + 1
+    return left_mass + np.concatenate([[0.0], right_mass[:-1]])
+
+
+def _binned_gauss_sum(points: np.ndarray, scores: np.ndarray, weights: np.ndarray | None,
+                      bandwidth: float, cells: int) -> np.ndarray:
+    """The reflected kernel sum of :func:`_gauss_sum` after linear binning.
+
+    The binned masses are laid out on the nodes of [-1, 2] (the reflections -s and 2 - s
+    included), convolved with the sampled Gaussian by FFT, and read off at ``points`` by linear
+    interpolation between nodes. Both steps err by at most about (delta/h)^2 / 8 relative,
+    delta = 1/cells.
+    """
+    from scipy.signal import fftconvolve
+
+    mass = _linear_binning(scores, weights, cells)
+    extended = np.zeros(3 * cells + 1)
+    extended[cells:2 * cells + 1] += mass        # s on [0, 1]
+    extended[:cells + 1] += mass[::-1]           # -s on [-1, 0]
+    extended[2 * cells:] += mass[::-1]           # 2 - s on [1, 2]
+    reach = int(min(3 * cells, np.ceil(40.0 * bandwidth * cells)))  # phi(40) underflows
+    offsets = np.arange(-reach, reach + 1) / (cells * bandwidth)
+    at_nodes = fftconvolve(extended, np.exp(-0.5 * offsets * offsets), mode="same")
+    on_unit = np.maximum(at_nodes[cells:2 * cells + 1], 0.0)
+    return np.interp(points, np.linspace(0.0, 1.0, cells + 1), on_unit)
 
 
 def reflected_kde(scores: Any, points: Any, *, weights: Any = None,
@@ -189,7 +246,5 @@ def reflected_kde(scores: Any, points: Any, *, weights: Any = None,
     if s.size <= EXACT_MAX_N:
         sums = _gauss_sum(x, s, w, h)
     else:
-        nodes, mass = _linear_binning(s, w, BINNED_CELLS)
-        keep = mass > 0
-        sums = _gauss_sum(x, nodes[keep], mass[keep], h)
+        sums = _binned_gauss_sum(x, s, w, h, BINNED_CELLS)
     return sums / (3.0 * total * h * _SQRT_2PI)
