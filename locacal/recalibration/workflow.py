@@ -1,0 +1,318 @@
+"""recalibrate(): fit every recalibrator on the calibration split, compare them on all splits."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+from sklearn.base import clone
+
+from locacal import metrics
+from locacal._validation import check_fraction, check_labels, check_probabilities, check_scores
+from locacal.recalibration.beta import BetaCalibrator
+from locacal.recalibration.isotonic import IsotonicCalibrator
+from locacal.recalibration.local import LocalRegressionCalibrator
+from locacal.recalibration.platt import PlattCalibrator
+from locacal.recalibration.split import SPLIT_NAMES
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+__all__ = ["METHODS", "METRIC_COLUMNS", "RecalibrationResult", "recalibrate"]
+
+#: The recalibrators ``recalibrate`` knows by name, with their default settings (those of the
+#: 2024 study: Platt on the score, R's isotonic step function, beta "abm", local regression of
+#: degree 0 with nn = 0.15 and the rectangular kernel).
+METHODS = {
+    "platt": PlattCalibrator,
+    "isotonic": IsotonicCalibrator,
+    "beta": BetaCalibrator,
+    "local": LocalRegressionCalibrator,
+}
+
+#: Metric columns of :attr:`RecalibrationResult.metrics`, in order (``true_mse`` only when
+#: true probabilities are given).
+METRIC_COLUMNS = ("n", "true_mse", "brier", "ece", "qmse", "lcs", "accuracy", "sensitivity",
+                  "specificity", "auc")
+
+UNCALIBRATED = "uncalibrated"
+TRUE_P = "true_p"
+
+#: Grid of [0, 1] on which :attr:`RecalibrationResult.maps` tabulates every map.
+MAP_GRID = np.linspace(0.0, 1.0, 101)
+
+
+@dataclass(frozen=True, eq=False)
+class _Split:
+    scores: np.ndarray
+    labels: np.ndarray
+    true_p: np.ndarray | None
+
+
+def _as_split(data: Any, name: str, true_p: Any, columns: tuple[str, str]) -> _Split:
+    """Validate one split given as a DataFrame or a ``(scores, labels)`` pair."""
+    score_col, label_col = columns
+    if isinstance(data, pd.DataFrame):
+        for col in (score_col, label_col):
+            if col not in data.columns:
+                raise ValueError(f"the {name} DataFrame has no column {col!r} (columns: "
+                                 f"{list(data.columns)}); set score_column / label_column")
+        scores, labels = data[score_col], data[label_col]
+        if isinstance(true_p, str):
+            if true_p not in data.columns:
+                raise ValueError(f"the {name} DataFrame has no true_p column {true_p!r}")
+            true_p = data[true_p]
+    elif isinstance(data, tuple | list) and len(data) == 2:
+        scores, labels = data
+        if isinstance(true_p, str):
+            raise TypeError(f"true_p names a column ({true_p!r}) but the {name} split is a "
+                            "(scores, labels) pair; give true_p as three arrays instead")
+    else:
+        raise TypeError(f"{name} must be a DataFrame or a (scores, labels) pair, "
+                        f"got {type(data).__name__}")
+    s = check_scores(scores, f"{name} scores")
+    y = check_labels(labels, s.size, f"{name} labels")
+    p = None if true_p is None else check_probabilities(true_p, s.size, f"{name} true_p")
+    return _Split(s, y, p)
+
+
+def _methods(methods: Any) -> dict[str, Any]:
+    """Unfitted estimators by name, from names or a ``{name: estimator}`` mapping."""
+    if isinstance(methods, Mapping):
+        chosen = dict(methods)
+        for name, est in chosen.items():
+            if not (hasattr(est, "fit") and hasattr(est, "predict")):
+                raise TypeError(f"methods[{name!r}] must be an estimator with fit and predict, "
+                                f"got {type(est).__name__}")
+    else:
+        if isinstance(methods, str) or not isinstance(methods, Sequence):
+            raise TypeError("methods must be a sequence of names or a {name: estimator} "
+                            f"mapping, got {methods!r}")
+        chosen = {}
+        for name in methods:
+            if name not in METHODS:
+                raise ValueError(f"unknown method {name!r}; choose among {tuple(METHODS)} or "
+                                 "pass a {name: estimator} mapping")
+            chosen[name] = METHODS[name]()
+    if not chosen:
+        raise ValueError("methods is empty")
+    for name in chosen:
+        if not isinstance(name, str) or name in (UNCALIBRATED, TRUE_P):
+            raise ValueError(f"method names must be strings other than {UNCALIBRATED!r} and "
+                             f"{TRUE_P!r}, got {name!r}")
+    if len(chosen) != len(list(methods)):
+        raise ValueError(f"methods holds a name twice: {list(methods)}")
+    return {name: clone(est) for name, est in chosen.items()}
+
+
+def _metric_row(s: np.ndarray, split: _Split, threshold: float) -> dict[str, float]:
+    y = split.labels
+    row = {"n": float(s.size)}
+    if split.true_p is not None:
+        row["true_mse"] = metrics.true_mse(s, split.true_p)
+    row.update(
+        brier=metrics.brier_score(s, y),
+        ece=metrics.ece(s, y),
+        qmse=metrics.qmse(s, y),
+        lcs=metrics.lcs(s, y),
+        accuracy=metrics.accuracy(s, y, threshold=threshold),
+        sensitivity=metrics.sensitivity(s, y, threshold=threshold),
+        specificity=metrics.specificity(s, y, threshold=threshold),
+        auc=metrics.auc(s, y),
+    )
+    return row
+
+
+@dataclass(frozen=True, eq=False)
+class RecalibrationResult:
+    """What :func:`recalibrate` returns.
+
+    Attributes
+    ----------
+    metrics : DataFrame
+        One row per (method, split): columns ``method, split`` then :data:`METRIC_COLUMNS`
+        (``true_mse`` only with true probabilities). ``method`` is ``"uncalibrated"`` for the
+        scores as given, each recalibrator's name, and ``"true_p"`` (the true probabilities
+        used as scores, the floor of every metric) when they are known.
+    scores : dict of DataFrame
+        By split name: columns ``label``, ``true_p`` (if known), ``uncalibrated`` and one
+        column of recalibrated scores per method.
+    maps : DataFrame
+        Every fitted map on ``linspace(0, 1, 101)``: columns ``score, method, recalibrated``.
+    calibrators : dict
+        The fitted recalibrators by name (each has ``curve_``, ``predict``).
+    threshold : float
+        Classification threshold of accuracy, sensitivity and specificity.
+    """
+
+    metrics: pd.DataFrame
+    scores: dict[str, pd.DataFrame]
+    maps: pd.DataFrame
+    calibrators: dict[str, Any]
+    threshold: float
+
+    def summary(self, split: str = "test") -> pd.DataFrame:
+        """The metrics of one split, one row per method (index ``method``)."""
+        if split not in self.scores:
+            raise ValueError(f"unknown split {split!r}; this result has {list(self.scores)}")
+        table = self.metrics[self.metrics["split"] == split]
+        return table.drop(columns="split").set_index("method")
+
+    def plot(self, *, split: str = "test", fig: Figure | None = None) -> Figure:
+        """Two panels: the fitted maps g (left) and the calibration curves of ``split`` before
+        and after recalibration (right, local regression of degree 0, nn = 0.15).
+
+        Returns the matplotlib Figure; pass ``fig`` to draw into an existing one.
+        """
+        import matplotlib.pyplot as plt
+
+        from locacal.curves import calibration_curve
+
+        if split not in self.scores:
+            raise ValueError(f"unknown split {split!r}; this result has {list(self.scores)}")
+        if fig is None:
+            fig = plt.figure(figsize=(10, 4.5))
+        ax_map, ax_curve = fig.subplots(1, 2)
+        for i, (name, est) in enumerate(self.calibrators.items()):
+            est.curve_.plot(ax=ax_map, band=False, diagonal=i == 0, label=name)
+        ax_map.set(title="Recalibration maps (fitted on the calibration split)",
+                   xlabel="uncalibrated score", ylabel="recalibrated score")
+        ax_map.legend()
+        frame = self.scores[split]
+        columns = [c for c in frame.columns if c not in ("label", TRUE_P)]
+        for i, name in enumerate(columns):
+            curve = calibration_curve(frame[name], frame["label"], method="local")
+            curve.plot(ax=ax_curve, band=False, diagonal=i == 0, label=name)
+        ax_curve.set(title=f"Calibration curves on the {split} split",
+                     xlabel="score", ylabel="E[D | score]")
+        ax_curve.legend()
+        fig.tight_layout()
+        return fig
+
+    def _repr_html_(self) -> str:
+        n = {k: len(v) for k, v in self.scores.items()}
+        head = (f"<p><b>RecalibrationResult</b> &mdash; methods "
+                f"{html.escape(', '.join(self.calibrators))}; rows {html.escape(str(n))}; "
+                f"threshold {self.threshold}</p>")
+        body = []
+        for split in self.scores:
+            body.append(f"<p><i>{split}</i></p>")
+            body.append(self.summary(split).to_html(float_format="{:.4g}".format))
+        return head + "".join(body)
+
+    def __repr__(self) -> str:
+        split = "test" if "test" in self.scores else next(iter(self.scores))
+        lcs = self.summary(split)["lcs"]
+        text = ", ".join(f"{k}={v:.4g}" for k, v in lcs.items())
+        return f"RecalibrationResult(methods={list(self.calibrators)}, {split} LCS: {text})"
+
+
+def recalibrate(
+    train: Any,
+    calibration: Any,
+    test: Any,
+    *,
+    methods: Sequence[str] | Mapping[str, Any] = ("platt", "isotonic", "beta", "local"),
+    true_p: Any = None,
+    threshold: float = 0.5,
+    score_column: str = "score",
+    label_column: str = "label",
+) -> RecalibrationResult:
+    """Fit recalibration maps on a calibration split and compare them on every split.
+
+    The methodology of the 2024 slides (§4): the classifier was trained on *train*; each
+    recalibrator is fitted on the classifier's scores on *calibration*; performance and
+    calibration are then read on *test* (and, for reference, on the other splits), next to the
+    uncalibrated scores.
+
+    Parameters
+    ----------
+    train, calibration, test : DataFrame or (scores, labels) pair
+        The three splits. DataFrames need the columns ``score_column`` and ``label_column``
+        (``score`` and ``label``, as :mod:`locacal.simulate` writes them). ``train`` may be
+        None when only the calibration and test splits are at hand.
+    methods : sequence of names, or mapping {name: estimator}, default all four
+        Names among ``"platt"``, ``"isotonic"``, ``"beta"``, ``"local"`` (default settings,
+        :data:`METHODS`), or named estimators, e.g.
+        ``{"local_deg2": LocalRegressionCalibrator(degree=2)}``; each is cloned before fitting.
+    true_p : str or sequence of three array-likes, optional
+        Known probabilities (simulations), which add the true MSE and the ``"true_p"`` rows: the
+        name of a column of the DataFrame splits, or one array per split (train, calibration,
+        test; None for a split given as None).
+    threshold : float, default 0.5
+        Classification threshold: the class is 1 when the score is >= threshold.
+    score_column, label_column : str
+        Column names for DataFrame splits.
+
+    Returns
+    -------
+    RecalibrationResult
+        ``.metrics`` (tidy table), ``.scores``, ``.maps``, ``.calibrators``, ``.summary()``,
+        ``.plot()``, and an HTML view in Jupyter.
+
+    Notes
+    -----
+    Metrics (all from :mod:`locacal.metrics`, default settings): Brier score, ECE and QMSE on
+    10 quantile bins, LCS (local regression of degree 0, nn = 0.15), accuracy, sensitivity,
+    specificity, AUC, and the true MSE when ``true_p`` is given.
+
+    Examples
+    --------
+    >>> from locacal import simulate
+    >>> from locacal.recalibration import recalibrate, split
+    >>> data = simulate.logistic_dgp(2000, gamma=3, seed=1)
+    >>> train, calibration, test = split(data, seed=1)
+    >>> result = recalibrate(train, calibration, test, true_p="true_p")
+    >>> result.summary("test").loc[["uncalibrated", "beta"], "lcs"].round(3).tolist()
+    [0.031, 0.01]
+    """
+    threshold = check_fraction(threshold, "threshold", low_open=False)
+    columns = (score_column, label_column)
+    if true_p is None or isinstance(true_p, str):
+        true_ps = [true_p] * 3
+    else:
+        true_ps = list(true_p)
+        if len(true_ps) != 3:
+            raise ValueError("true_p must be a column name or three array-likes (train, "
+                             f"calibration, test), got {len(true_ps)} items")
+    splits = {}
+    for name, data, p in zip(SPLIT_NAMES, (train, calibration, test), true_ps, strict=True):
+        if data is None:
+            if name != "train":
+                raise ValueError(f"the {name} split is required")
+            continue
+        splits[name] = _as_split(data, name, p, columns)
+    known = [sp.true_p is not None for sp in splits.values()]
+    if any(known) and not all(known):
+        raise ValueError("true_p is given for some splits only; give it for every split")
+    estimators = _methods(methods)
+    cal = splits["calibration"]
+    for est in estimators.values():
+        est.fit(cal.scores, cal.labels)
+
+    rows, frames = [], {}
+    for split_name, sp in splits.items():
+        frame = {"label": sp.labels.astype(np.int64)}
+        if sp.true_p is not None:
+            frame[TRUE_P] = sp.true_p
+        frame[UNCALIBRATED] = sp.scores
+        for name, est in estimators.items():
+            frame[name] = est.predict(sp.scores)
+        frames[split_name] = pd.DataFrame(frame)
+        methods_here = [UNCALIBRATED, *estimators] + ([TRUE_P] if sp.true_p is not None else [])
+        for name in methods_here:
+            row = _metric_row(frames[split_name][name].to_numpy(), sp, threshold)
+            rows.append({"method": name, "split": split_name, **row})
+    table = pd.DataFrame(rows)
+    table = table[["method", "split", *[c for c in METRIC_COLUMNS if c in table.columns]]]
+    maps = pd.concat(
+        [pd.DataFrame({"score": MAP_GRID, "method": name, "recalibrated": est.predict(MAP_GRID)})
+         for name, est in estimators.items()],
+        ignore_index=True,
+    )
+    return RecalibrationResult(metrics=table, scores=frames, maps=maps, calibrators=estimators,
+                               threshold=threshold)

@@ -1,0 +1,132 @@
+"""LocalRegressionCalibrator: fast prediction with a tested error bound, and parity with R's
+locfit through the R backend."""
+
+import pickle
+
+import numpy as np
+import pytest
+
+from locacal.curves.local import local_estimate
+from locacal.recalibration import LocalRegressionCalibrator
+
+#: The core's parity tolerance with R's locfit (tests/test_local_parity_r.py).
+R_TOL = 1e-12
+
+
+def _study_calibration_split(seed=1, n=400, gamma=3.0):
+    rng = np.random.default_rng(seed)
+    eta = rng.uniform(size=(n, 4)) @ np.array([-0.1, 0.05, 0.2, -0.05])
+    eta += rng.normal(0, 0.5, size=n)
+    return 1 / (1 + np.exp(-gamma * eta)), (rng.uniform(size=n) < 1 / (1 + np.exp(-eta)))
+
+
+def _exact(est, s, y, w, t):
+    return np.clip(local_estimate(s, y, w, t, degree=est.degree, nn=est.nn, kernel=est.kernel,
+                                  evaluation=est.evaluation), 0, 1)
+
+
+@pytest.mark.parametrize("n", [400, 5000])
+@pytest.mark.parametrize("case", ["plain", "ties", "weights"])
+def test_degree0_prediction_within_the_rigorous_error_bound(n, case):
+    s, y = _study_calibration_split(seed=n, n=n)
+    w = None
+    if case == "ties":
+        s = np.round(s, 2)
+    elif case == "weights":
+        w = np.random.default_rng(n).uniform(0.2, 3, size=n)
+    est = LocalRegressionCalibrator().fit(s, y, sample_weight=w)
+    t = np.concatenate([np.random.default_rng(0).uniform(size=20_000), s, [0, 1]])
+    err = np.max(np.abs(est.predict(t) - _exact(est, s, y, w, t)))
+    bound = est.map_.error_bound
+    # measured (max error / bound): n = 400: 0.017 / 0.086 plain, 0.045 / 0.35 ties,
+    # 0.022 / 0.10 weights; n = 5000: 0.0023 / 0.018, 0.016 / 0.24, 0.0032 / 0.020. The
+    # degree-0 map is a step function (steps of 1 / floor(n nn), larger where a group of tied
+    # scores enters the window at once): the interpolant misses it only near its steps.
+    assert err <= bound + 1e-12
+
+
+@pytest.mark.parametrize("degree", [1, 2])
+@pytest.mark.parametrize("kernel", ["rect", "tricube"])
+def test_higher_degrees_are_exact_at_the_grid_nodes(degree, kernel):
+    s, y = _study_calibration_split()
+    est = LocalRegressionCalibrator(degree=degree, kernel=kernel).fit(s, y)
+    nodes = est.map_.nodes
+    np.testing.assert_allclose(est.predict(nodes), _exact(est, s, y, None, nodes), atol=1e-12)
+    t = np.random.default_rng(1).uniform(size=2000)
+    err = np.max(np.abs(est.predict(t) - _exact(est, s, y, None, t)))
+    # measured at n = 400: at most 0.035 (degree 1) and 0.040 (degree 2) for the rectangular
+    # kernel, whose fit jumps as the window changes; about 1e-4 for tricube (continuous)
+    assert err <= (0.05 if kernel == "rect" else 1e-3)
+
+
+def test_locfit_evaluation_is_locfits_interpolant_exactly():
+    s, y = _study_calibration_split()
+    t = np.random.default_rng(2).uniform(size=5000)
+    for degree in (0, 1, 2):
+        est = LocalRegressionCalibrator(degree=degree, evaluation="locfit").fit(s, y)
+        np.testing.assert_array_equal(est.predict(t), _exact(est, s, y, None, t))
+
+
+def test_predictions_are_clipped_and_curve_matches():
+    # Degree 2 on events that jump at the edges overshoots [0, 1] before clipping.
+    s = np.linspace(0, 1, 300)
+    y = ((s < 0.05) | (s > 0.95)).astype(int)
+    for degree in (0, 1, 2):
+        est = LocalRegressionCalibrator(degree=degree).fit(s, y)
+        out = est.predict(np.linspace(0, 1, 2001))
+        assert np.all((out >= 0) & (out <= 1))
+        curve = est.curve_
+        assert curve.method == "local"
+        t = np.linspace(0, 1, 77)
+        np.testing.assert_array_equal(curve(t), est.predict(t))  # the same map
+        # the curve shows exact fits at its grid; predict interpolates exact fits
+        np.testing.assert_allclose(curve.estimate, est.predict(curve.grid), atol=1e-5)
+        assert np.all(curve.counts > 0) and np.all(curve.lower <= curve.upper)
+
+
+def test_bad_local_hyperparameters():
+    s, y = _study_calibration_split()
+    for kwargs, match in [({"degree": 3}, "degree must be one of"),
+                          ({"nn": 0}, "nn must lie in"),
+                          ({"kernel": "box"}, "unknown kernel"),
+                          ({"evaluation": "fast"}, "unknown evaluation"),
+                          ({"backend": "julia"}, "unknown backend")]:
+        with pytest.raises(ValueError, match=match):
+            LocalRegressionCalibrator(**kwargs).fit(s, y)
+
+
+# --- R backend -------------------------------------------------------------------------------
+
+@pytest.mark.r
+@pytest.mark.parametrize("degree", [0, 1, 2])
+def test_native_equals_r_locfit_backend(degree):
+    s, y = _study_calibration_split(seed=degree + 10)
+    w = np.random.default_rng(degree).integers(1, 4, size=s.size).astype(float)
+    t = np.concatenate([np.random.default_rng(3).uniform(size=2000), s[:100], [0.0, 1.0]])
+    for weights in (None, w):
+        # locfit's evaluation (R's predict): the 2024 study's recalibrated scores
+        native = LocalRegressionCalibrator(degree=degree, evaluation="locfit")
+        r = LocalRegressionCalibrator(degree=degree, evaluation="locfit", backend="locfit")
+        native.fit(s, y, sample_weight=weights)
+        r.fit(s, y, sample_weight=weights)
+        np.testing.assert_allclose(native.predict(t), r.predict(t), rtol=0, atol=R_TOL)
+        np.testing.assert_allclose(native.curve_.estimate, r.curve_.estimate, atol=R_TOL)
+        # exact fits: equal at the grid of the curve; the native fast map stays within its
+        # interpolation error of R's exact fit at new scores
+        native = LocalRegressionCalibrator(degree=degree).fit(s, y, sample_weight=weights)
+        r = LocalRegressionCalibrator(degree=degree, backend="locfit").fit(
+            s, y, sample_weight=weights)
+        np.testing.assert_allclose(native.curve_.estimate, r.curve_.estimate, atol=R_TOL)
+        err = np.max(np.abs(native.predict(t) - r.predict(t)))
+        allowed = native.map_.error_bound if degree == 0 else 0.05
+        assert err <= allowed + R_TOL
+
+
+@pytest.mark.r
+def test_r_backend_pickles_and_refits_in_r():
+    s, y = _study_calibration_split()
+    est = LocalRegressionCalibrator(backend="locfit").fit(s, y)
+    again = pickle.loads(pickle.dumps(est))
+    t = np.linspace(0, 1, 50)
+    np.testing.assert_array_equal(again.predict(t), est.predict(t))
+    assert not hasattr(est, "map_")
