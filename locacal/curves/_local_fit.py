@@ -43,7 +43,7 @@ from locacal.curves._local_window import (
 __all__ = ["SEQUENTIAL_BUDGET", "LocalParams", "PointFits", "fit_points"]
 
 #: Largest total window length (summed over the evaluation points) summed in locfit's order.
-SEQUENTIAL_BUDGET = 20_000_000
+SEQUENTIAL_BUDGET = 3_000_000
 _CHUNK = 32_768
 
 
@@ -136,36 +136,123 @@ def _window_solution(sample: SortedSample, t: np.ndarray, bw: np.ndarray, lo: np
     rhs = np.zeros((m, p))
     c0 = np.zeros(m)
     total = np.zeros(m)
-    normal = _sequential_normal if sequential else _pairwise_normal
     for j in range(m):
-        tj, a, b = float(t[j]), int(lo[j]), int(hi[j])
-        dx = sample.scores[a:b] - tj
-        w = _fit_weights(np.abs(dx), float(bw[j]), params.kernel, sequential)
-        labels = sample.labels[a:b]
-        prior = None if sample.weights is None else sample.weights[a:b]
-        order = _locfit_order(sample.scores, tj, a, b) if sequential else None
-        z[j], rhs[j], c0[j], total[j] = normal(dx, w, labels, prior, p, order)
-        z_sq[j] = _square_design(dx, w, prior, p)
+        tj, h, a, b = float(t[j]), float(bw[j]), int(lo[j]), int(hi[j])
+        if sequential:
+            win = _Window(sample, tj, h, params.kernel, _locfit_order(sample.scores, tj, a, b))
+            z[j], rhs[j], c0[j], total[j] = _sequential_normal(win, p)
+            z_sq[j] = _square_design(win, p)
+        else:
+            moments, y_moments, sq_moments = _chunked_moments(sample, tj, h, params.kernel,
+                                                              a, b, p)
+            z[j], rhs[j], c0[j], total[j] = _normal_from_moments(moments, y_moments, p)
+            z_sq[j] = design_from_moments(sq_moments[None], p - 1)[0]
     return solve_newton(z, rhs, c0, total, z_sq)
 
 
-def _fit_weights(dist: np.ndarray, h: float, kernel: str, libm: bool) -> np.ndarray:
+def _chunked_moments(sample: SortedSample, t: float, h: float, kernel: str, lo: int, hi: int,
+                     p: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``sum w dx^j``, ``sum w y dx^j``, ``sum w^2 dx^j`` over ``[lo, hi)``, chunk by chunk.
+
+    Chunks of 32768 rows keep every temporary in cache (one pass over a fresh 12 MB array
+    per operation would cost more than the arithmetic). If a compact kernel gives the whole
+    window weight 0, the sums are redone with uniform weights (see :func:`_fit_weights`).
+    """
+    top = 2 * p - 2
+    buffer = np.empty((top + 1, _CHUNK))
+    sums = [np.zeros(top + 1), np.zeros(p), np.zeros(top + 1)]
+    for start in range(lo, hi, _CHUNK):
+        _add_chunk(sample, t, h, kernel, start, min(start + _CHUNK, hi), p, buffer, sums)
+    if hi > lo and not sums[0][0] > 0 and kernel != "rect":
+        return _chunked_moments(sample, t, h, "rect", lo, hi, p)
+    return sums[0], sums[1], sums[2]
+
+
+def _add_chunk(sample: SortedSample, t: float, h: float, kernel: str, start: int, stop: int,
+               p: int, buffer: np.ndarray, sums: list[np.ndarray]) -> None:
+    dx = sample.scores[start:stop] - t
+    w = None if kernel == "rect" else kernel_weights(np.abs(dx), h, kernel)
+    if sample.weights is not None:
+        prior = sample.weights[start:stop]
+        w = prior if w is None else w * prior
+    powers = _powers(dx, 2 * p - 2, buffer)
+    y = sample.labels[start:stop].astype(np.float64)
+    if w is None:
+        moments = powers.sum(axis=1)
+        sums[0] += moments
+        sums[1] += _row_dots(powers[:p], y)
+        sums[2] += moments
+    else:
+        sums[0] += _row_dots(powers, w)
+        sums[1] += _row_dots(powers[:p], w * y)
+        sums[2] += _row_dots(powers, w * w)
+
+
+def _row_dots(rows: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """``rows @ v`` without BLAS: OpenBLAS spreads even these small products over threads,
+    which spin and slow the fit down 50-fold on a busy machine (measured, 2 cores)."""
+    return np.einsum("ij,j->i", rows, v)
+
+
+def _normal_from_moments(moments: np.ndarray, y_moments: np.ndarray,
+                         p: int) -> tuple[np.ndarray, np.ndarray, float, float]:
+    """``Z``, ``f = X' W (y - c0)``, ``c0`` and ``sum w`` from power sums."""
+    total = float(moments[0])
+    c0 = y_moments[0] / total if total > 0 else 0.0
+    scale = np.array([1.0, 1.0, 0.5])[:p]
+    rhs = (y_moments - c0 * moments[:p]) * scale
+    return design_from_moments(moments[None], p - 1)[0], rhs, c0, total
+
+
+class _Window:
+    """One window's data: ``dx = s - t``, combined weights (None: all 1) and labels.
+
+    ``order = (lo, z, hi)``: rows ``z, z-1, ..., lo`` then ``z+1, ..., hi-1`` (locfit's
+    visiting order, see :func:`_locfit_order`); ``(lo, lo - 1, hi)`` is plain ascending order.
+    """
+
+    __slots__ = ("dx", "labels", "prior", "unit", "w")
+
+    def __init__(self, sample: SortedSample, t: float, h: float, kernel: str,
+                 order: tuple[int, int, int]):
+        lo, z, hi = order
+        self.dx = _ordered(sample.scores, lo, z, hi) - t
+        self.labels = _ordered(sample.labels, lo, z, hi).astype(np.float64)
+        self.prior = None if sample.weights is None else _ordered(sample.weights, lo, z, hi)
+        self.w = None if kernel == "rect" else _fit_weights(np.abs(self.dx), h, kernel)
+        self.unit = self.w is None and self.prior is None
+
+    def combined(self) -> np.ndarray | None:
+        """Kernel x prior weight (None when all are 1)."""
+        if self.w is None:
+            return self.prior
+        return self.w if self.prior is None else self.w * self.prior
+
+
+def _ordered(arr: np.ndarray, lo: int, z: int, hi: int) -> np.ndarray:
+    """``arr[z], arr[z-1], ..., arr[lo], arr[z+1], ..., arr[hi-1]`` (slices, no gather)."""
+    if z < lo:
+        return arr[lo:hi]
+    return np.concatenate([arr[lo:z + 1][::-1], arr[z + 1:hi]])
+
+
+def _fit_weights(dist: np.ndarray, h: float, kernel: str) -> np.ndarray:
     """Kernel weights on a window; uniform when the kernel gives every point weight 0.
 
     A compact kernel (tricube, epan) vanishes at ``|u| = 1``; when all the window's scores sit
     exactly at distance h (tied scores), every weight is 0. locfit then reports "no points
     with non-zero weight" and reuses the previous fit's coefficients (an undefined answer);
     here the weights become uniform, the limit of the fit as h decreases to that distance.
-    ``libm`` takes the Gaussian's ``exp`` from the C library, as locfit does.
+    The Gaussian's ``exp`` comes from the C library, as in locfit.
     """
-    w = kernel_weights(dist, h, kernel, libm=libm)
+    w = kernel_weights(dist, h, kernel, libm=True)
     if dist.size and not (w > 0).any():
         w = np.ones_like(dist)
     return w
 
 
-def _locfit_order(scores: np.ndarray, t: float, lo: int, hi: int) -> np.ndarray:
-    """Window positions (relative to ``lo``) in the order locfit's ``nbhd1`` visits them.
+def _locfit_order(scores: np.ndarray, t: float, lo: int, hi: int) -> tuple[int, int, int]:
+    """``(lo, z, hi)`` for the order in which locfit's ``nbhd1`` visits the window.
 
     ``nbhd1`` starts at the last score <= t (the first score when ``t <= s[0]``, nothing
     on the left when it is above t), walks left, then walks right from the next score.
@@ -177,40 +264,40 @@ def _locfit_order(scores: np.ndarray, t: float, lo: int, hi: int) -> np.ndarray:
         z = n - 1
     else:
         z = int(np.searchsorted(scores, t, side="right")) - 1
-    left = np.arange(min(z, hi - 1), lo - 1, -1)
-    right = np.arange(max(z + 1, lo), hi)
-    return np.concatenate([left, right]) - lo
+    return lo, min(z, hi - 1), hi
 
 
-def _sequential_normal(dx: np.ndarray, w: np.ndarray, labels: np.ndarray,
-                       prior: np.ndarray | None, p: int,
-                       order: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, float]:
+def _sequential_normal(win: _Window, p: int) -> tuple[np.ndarray, np.ndarray, float, float]:
     """Normal equations summed one observation at a time in locfit's order and arithmetic.
 
     locfit: ``s0 = sum K p``, ``s1 = sum K (p y)``, ``c0 = s1 / s0``;
     ``Z_ab = sum ((K p) X_a) X_b``; ``f_a = sum (X_a K) (p (y - c0))``, with
-    ``X = (1, dx, (dx dx) / 2)``.
+    ``X = (1, dx, (dx dx) / 2)``. With unit weights every product ``1 * x`` is exact and
+    ``Z`` symmetric, which saves columns; sums of 0/1 values are exact counts.
     """
-    dx, w, y = dx[order], w[order], labels[order].astype(np.float64)
-    pw = np.ones_like(w) if prior is None else prior[order]
-    c = w * pw
-    s0, s1 = _sequential_sums([c, w * (pw * y)])
+    dx, y = win.dx, win.labels
+    ones = np.ones_like(dx)
+    k = ones if win.w is None else win.w
+    pw = ones if win.prior is None else win.prior
+    c = k * pw
+    if win.unit:
+        s0, s1 = float(dx.shape[0]), float(np.count_nonzero(y))
+    else:
+        s0, s1 = _sequential_sums([c, k * (pw * y)])
     c0 = s1 / s0 if s0 > 0 else 0.0
-    basis = [np.ones_like(dx), dx, (dx * dx) / 2][:p]
+    basis = [ones, dx, (dx * dx) / 2][:p]
     resid = pw * (y - c0)
     cols, index = [], {}
     for a in range(p):
         ca = c * basis[a]
         for b in range(p):
-            if a == 0 or b == 0:
-                key = (0, max(a, b))
-                if key in index:
-                    index[(a, b)] = index[key]
-                    continue
-            index[(a, b)] = len(cols)
-            cols.append(ca * basis[b])
+            key = (min(a, b), max(a, b)) if (win.unit or a == 0 or b == 0) else (a, b)
+            if key not in index:
+                index[key] = len(cols)
+                cols.append(ca * basis[b])
+            index[(a, b)] = index[key]
     first = len(cols)
-    cols.extend((basis[a] * w) * resid for a in range(p))
+    cols.extend((basis[a] * k) * resid for a in range(p))
     sums = _sequential_sums(cols)
     z = np.array([[sums[index[(a, b)]] for b in range(p)] for a in range(p)])
     return z, np.asarray(sums[first:]), c0, s0
@@ -226,44 +313,31 @@ def _sequential_sums(cols: list[np.ndarray]) -> np.ndarray:
     cols = [*cols, np.zeros_like(cols[0])] if len(cols) == 1 else cols
     k = len(cols)
     acc = np.zeros(k)
-    size = cols[0].shape[0] if k else 0
+    size = cols[0].shape[0]
+    block = np.empty((min(_CHUNK, size) + 1, k))
     for start in range(0, size, _CHUNK):
         stop = min(start + _CHUNK, size)
-        block = np.empty((stop - start + 1, k))
+        rows = stop - start
         block[0] = acc
         for j, col in enumerate(cols):
-            block[1:, j] = col[start:stop]
-        acc = block.sum(axis=0)
+            block[1:rows + 1, j] = col[start:stop]
+        acc = block[:rows + 1].sum(axis=0)
     return acc
 
 
-def _pairwise_normal(dx: np.ndarray, w: np.ndarray, labels: np.ndarray,
-                     prior: np.ndarray | None, p: int,
-                     order: None) -> tuple[np.ndarray, np.ndarray, float, float]:
-    """Normal equations from power sums ``sum w dx^j`` (BLAS products, pairwise rounding)."""
-    del order
-    ww = w if prior is None else w * prior
-    powers = _powers(dx, 2 * p - 2)
-    moments = powers @ ww
-    y_moments = powers[:p] @ np.where(labels, ww, 0.0)
-    total = float(moments[0])
-    c0 = y_moments[0] / total if total > 0 else 0.0
-    scale = np.array([1.0, 1.0, 0.5])[:p]
-    rhs = (y_moments - c0 * moments[:p]) * scale
-    return design_from_moments(moments[None], p - 1)[0], rhs, c0, total
-
-
-def _square_design(dx: np.ndarray, w: np.ndarray, prior: np.ndarray | None,
-                   p: int) -> np.ndarray:
+def _square_design(win: _Window, p: int) -> np.ndarray:
     """``sum_i w_i^2 X_i X_i'`` (kernel x prior weight, squared) for the variance factor."""
-    ww = w if prior is None else w * prior
-    moments = _powers(dx, 2 * p - 2) @ (ww * ww)
+    ww = win.combined()
+    powers = _powers(win.dx, 2 * p - 2)
+    moments = powers.sum(axis=1) if ww is None else _row_dots(powers, ww * ww)
     return design_from_moments(moments[None], p - 1)[0]
 
 
-def _powers(dx: np.ndarray, top: int) -> np.ndarray:
-    """Rows ``dx**0 .. dx**top`` by repeated multiplication."""
-    out = np.empty((top + 1, dx.shape[0]))
+def _powers(dx: np.ndarray, top: int, buffer: np.ndarray | None = None) -> np.ndarray:
+    """Rows ``dx**0 .. dx**top`` by repeated multiplication (into ``buffer`` if given: a
+    reused array avoids faulting in fresh pages for every window)."""
+    size = dx.shape[0]
+    out = np.empty((top + 1, size)) if buffer is None else buffer[:top + 1, :size]
     out[0] = 1.0
     for j in range(1, top + 1):
         np.multiply(out[j - 1], dx, out=out[j])

@@ -23,6 +23,7 @@ Reference: C. Loader (1999), *Local Regression and Likelihood*, Springer, sectio
 from __future__ import annotations
 
 import math
+import sys
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -136,16 +137,23 @@ def sort_sample(scores: np.ndarray, labels: np.ndarray,
     depend on the order of the rows either. The extra sort touches tied rows only.
     """
     keys = np.left_shift(scores.view(np.uint64), np.uint64(1))
-    keys |= labels.astype(np.uint64)
+    keys += labels != 0.0
     if weights is None:
         keys.sort()
-        sorted_labels = (keys & np.uint64(1)).astype(np.bool_)
+        sorted_labels = _low_bit(keys)
         keys >>= np.uint64(1)
         return SortedSample(keys.view(np.float64), sorted_labels, None)
     order = np.argsort(keys, kind="stable")
     _order_ties_by_weight(order, keys, weights)
     del keys
     return SortedSample(scores[order], labels[order] != 0.0, weights[order])
+
+
+def _low_bit(keys: np.ndarray) -> np.ndarray:
+    """Lowest bit of each uint64 as booleans (reads one byte per key on little-endian)."""
+    if sys.byteorder == "little":
+        return (keys.view(np.uint8)[::8] & 1).view(np.bool_)
+    return (keys & np.uint64(1)).astype(np.bool_)
 
 
 def _order_ties_by_weight(order: np.ndarray, keys: np.ndarray, weights: np.ndarray) -> None:
@@ -260,13 +268,18 @@ def kernel_weights(dist: np.ndarray, h: float, kernel: str, *,
         if libm:
             return np.fromiter(map(math.exp, arg.tolist()), np.float64, arg.shape[0])
         return np.exp(arg)
-    inside = u <= 1.0
+    outside = u > 1.0
+    w = u * u
     if kernel == "epan":
-        w = 1.0 - u * u
-    else:  # tricube
-        v = 1.0 - u * u * u
-        w = v * v * v
-    return np.where(inside, w, 0.0)
+        np.subtract(1.0, w, out=w)
+    else:  # tricube: v = 1 - u^3, w = v^3 (locfit's order of operations)
+        w *= u
+        np.subtract(1.0, w, out=w)
+        v = w.copy()
+        w *= v
+        w *= v
+    w[outside] = 0.0
+    return w
 
 
 def kernel_reach(kernel: str) -> float:

@@ -50,8 +50,10 @@ import numpy as np
 from locacal.curves._local_fit import (
     SEQUENTIAL_BUDGET,
     LocalParams,
-    _pairwise_normal,
+    _chunked_moments,
+    _normal_from_moments,
     _sequential_normal,
+    _Window,
     fit_points,
 )
 from locacal.curves._local_solve import newton_step
@@ -300,18 +302,15 @@ def parametric_component(sample: SortedSample, degree: int) -> tuple[float, np.n
     """locfit's global polynomial (``compparcomp``): all rows, kernel weight 1, centred at
     the prior-weighted mean score, solved by the same Newton step as the local fits."""
     s = sample.scores
-    prior = sample.weights
-    ones = np.ones_like(s)
-    pw = ones if prior is None else prior
+    pw = np.ones_like(s) if sample.weights is None else sample.weights
     center = _sequential_total(s * pw) / _sequential_total(pw)
-    dx = s - center
-    p = degree + 1
-    sequential = sample.n <= SEQUENTIAL_BUDGET
-    if sequential:
-        z, rhs, c0, _ = _sequential_normal(dx, ones, sample.labels, prior, p,
-                                               np.arange(sample.n))
+    if sample.n <= SEQUENTIAL_BUDGET:
+        window = _Window(sample, center, 0.0, "rect", (0, -1, sample.n))
+        z, rhs, c0, _ = _sequential_normal(window, degree + 1)
     else:
-        z, rhs, c0, _ = _pairwise_normal(dx, ones, sample.labels, prior, p, None)
+        moments, y_moments, _ = _chunked_moments(sample, center, 0.0, "rect", 0, sample.n,
+                                                 degree + 1)
+        z, rhs, c0, _ = _normal_from_moments(moments, y_moments, degree + 1)
     coef = newton_step(z[None], rhs[None], np.array([c0]))[0]
     return float(center), coef
 
