@@ -86,9 +86,10 @@ class LocfitTree:
         Bandwidth at each vertex (averaged for pseudo-vertices).
     pseudo : ndarray of bool
         Pseudo-vertices (interpolated, not fitted).
-    cells : ndarray (c, 6)
-        Terminal cells in increasing order: ``ll, ur, value_ll, value_ur, slope_ll,
-        slope_ur`` (values net of the parametric component).
+    cells : ndarray (6, c)
+        Terminal cells in increasing order, one row per quantity: ``ll``, ``ur - ll``,
+        ``value_ll``, ``value_ur``, ``slope_ll``, ``slope_ur`` (values net of the parametric
+        component).
     thresholds : ndarray (c - 1,)
         A point ``x`` falls in cell ``searchsorted(thresholds, x, side="right")``.
     parametric : ndarray
@@ -111,45 +112,71 @@ class LocfitTree:
     unsplittable: tuple[float, ...]
 
     def __call__(self, x: np.ndarray) -> np.ndarray:
-        """Interpolate at ``x`` exactly as locfit's ``predict`` (``atree_int``) does."""
+        """Interpolate at ``x`` exactly as locfit's ``predict`` (``atree_int``) does.
+
+        Same arithmetic, in the same order, as locfit's ``linear_interp`` / ``hermite2`` and
+        ``addparcomp``, one pass per operation over the input (no per-point descent).
+        """
         x = np.asarray(x, dtype=np.float64)
-        cell = self.cells[np.searchsorted(self.thresholds, x, side="right")]
-        ll, ur = cell[:, 0], cell[:, 1]
+        j = np.searchsorted(self.thresholds, x, side="right")
+        ll, width = self.cells[0][j], self.cells[1][j]
+        h = x - ll
         if self.degree == 0:
-            out = _linear_interp(x - ll, ur - ll, cell[:, 2], cell[:, 3])
+            out = _linear_interp(h, width, self.cells[2][j], self.cells[3][j])
         else:
-            out = _hermite_interp(x - ll, ur - ll, cell[:, 2], cell[:, 3], cell[:, 4],
-                                  cell[:, 5])
-        return out + _poly_value(self.parametric, x - self.center)
+            out = _hermite_interp(h, width, *(self.cells[c][j] for c in (2, 3, 4, 5)))
+        out += _poly_value(self.parametric, x - self.center)
+        return out
 
 
 def _linear_interp(h: np.ndarray, d: np.ndarray, f0: np.ndarray, f1: np.ndarray) -> np.ndarray:
     """``((d - h) f0 + h f1) / d`` (``f0`` where ``d == 0``), locfit's ``linear_interp``."""
-    safe = np.where(d == 0, 1.0, d)
-    return np.where(d == 0, f0, ((d - h) * f0 + h * f1) / safe)
+    out = d - h
+    out *= f0
+    out += h * f1
+    flat = d == 0
+    if flat.any():
+        out[flat] = f0[flat]
+        d = np.where(flat, 1.0, d)
+    out /= d
+    return out
 
 
 def _hermite_interp(x: np.ndarray, z: np.ndarray, f0: np.ndarray, f1: np.ndarray,
                     d0: np.ndarray, d1: np.ndarray) -> np.ndarray:
     """Cubic Hermite interpolation on ``[0, z]`` (locfit's ``hermite2``), linear outside."""
-    safe = np.where(z == 0, 1.0, z)
-    h = np.where(z == 0, 0.0, x / safe)
-    inside = (h >= 0) & (h <= 1)
-    p1 = np.where(inside, h * h * (3 - 2 * h), np.where(h > 1, 1.0, 0.0))
-    p0 = np.where(inside, 1 - p1, np.where(h > 1, 0.0, 1.0))
-    p2 = np.where(inside, h * (1 - h) * (1 - h), np.where(h < 0, h, 0.0))
-    p3 = np.where(inside, h * h * (h - 1), np.where(h > 1, h - 1, 0.0))
-    p2 = p2 * z
-    p3 = p3 * z
-    return p0 * f0 + p1 * f1 + p2 * d0 + p3 * d1
+    flat = z == 0
+    h = x / np.where(flat, 1.0, z) if flat.any() else x / z
+    p1 = h * h
+    p1 *= 3 - 2 * h
+    p0 = 1 - p1
+    one_minus = 1 - h
+    p2 = h * one_minus
+    p2 *= one_minus
+    p3 = h * h
+    p3 *= h - 1
+    below, above = h < 0, h > 1
+    for mask, (v0, v1, v2, v3) in ((below, (1.0, 0.0, h, 0.0)), (above, (0.0, 1.0, 0.0, h - 1)),
+                                   (flat, (1.0, 0.0, 0.0, 0.0))):
+        if mask.any():
+            for phi, value in zip((p0, p1, p2, p3), (v0, v1, v2, v3), strict=True):
+                phi[mask] = value[mask] if isinstance(value, np.ndarray) else value
+    p2 *= z
+    p3 *= z
+    out = p0 * f0
+    out += p1 * f1
+    out += p2 * d0
+    out += p3 * d1
+    return out
 
 
 def _poly_value(coef: np.ndarray, dx: np.ndarray) -> np.ndarray:
     """``innerprod(coef, (1, dx, (dx dx) / 2))`` accumulated in locfit's order."""
-    basis = [np.ones_like(dx), dx, (dx * dx) / 2]
-    out = np.zeros_like(dx)
-    for c, b in zip(coef.tolist(), basis, strict=False):
-        out = out + c * b
+    out = np.full(dx.shape, coef[0])
+    if coef.shape[0] > 1:
+        out += coef[1] * dx
+    if coef.shape[0] > 2:
+        out += coef[2] * ((dx * dx) / 2)
     return out
 
 
@@ -336,7 +363,7 @@ def _terminal_cells(growth: _Growth, values: np.ndarray, slopes: np.ndarray,
         node, v0, v1 = item
         i0, i1, mid, left, right = growth.nodes[node]
         if mid < 0:
-            rows.append((x[i0], x[i1], v0[0], v1[0], v0[1], v1[1]))
+            rows.append((x[i0], x[i1] - x[i0], v0[0], v1[0], v0[1], v1[1]))
             continue
         width = x[i1] - x[i0]
         vm = _pseudo_value(v0, v1, width, degree) if growth.pseudo[mid] else (values[mid],
@@ -344,7 +371,7 @@ def _terminal_cells(growth: _Growth, values: np.ndarray, slopes: np.ndarray,
         stack.append((right, vm, v1))
         stack.append(_left_threshold(x[i0], width))
         stack.append((left, v0, vm))
-    return np.array(rows), np.array(thresholds)
+    return np.array(rows).T.copy(), np.array(thresholds)
 
 
 def _pseudo_value(vl: tuple, vr: tuple, dl: float, degree: int) -> tuple[float, float]:
