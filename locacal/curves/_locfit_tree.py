@@ -446,26 +446,24 @@ def _crash_reason(s: np.ndarray, k: int, h: float | None, cut: float,
                   failure: tuple[str, int]) -> str:
     kind, where = failure
     if kind == "depth":
-        outcome = (f"its recursive tree growth reaches depth {where} and overflows the C "
-                   "stack ('segfault from C stack overflow': R, and a Python kernel hosting "
-                   "it through rpy2, die)")
+        outcome = (f"its recursive tree growth reaches depth {where} and overflows the C stack "
+                   "('segfault from C stack overflow': R, and a Python process hosting it "
+                   "through rpy2, die)")
     else:
         outcome = (f"its tree exhausts the vertex budget ({where} vertices) and R stops with "
                    "'newsplit: out of vertex space'")
     guarded = _Growth(s, k, h, cut, guard=True)
     guarded.grow()
-    cause = _tied_cause(s, k, guarded)
-    return f"R's locfit would fail: {outcome}. {cause}"
+    return f"{_cause(s, k, guarded)}; {outcome}"
 
 
-def _tied_cause(s: np.ndarray, k: int, guarded: _Growth) -> str:
+def _cause(s: np.ndarray, k: int, guarded: _Growth) -> str:
     zero = [xv for xv, bw in zip(guarded.x, guarded.bw, strict=True) if bw == 0.0]
     if not zero:
-        return ("No tied value is to blame: some vertex bandwidths are tiny compared with the "
-                "score range (scores crowded near one value).")
+        return ("no tied value is to blame, but scores crowded within a tiny distance of "
+                "each other make locfit's adaptive tree too deep")
     value = zero[0]
     copies = int(np.searchsorted(s, value, "right") - np.searchsorted(s, value, "left"))
-    return (f"The score {value!r} holds {copies} tied copies ({100 * copies / s.size:.1f} % of "
-            f"n = {s.size}) >= k = floor(n * nn) = {k}, so the bandwidth there is 0 and the "
-            "cells next to it are split without end. Use a fixed bandwidth h > 0, a larger "
-            "nn, or the native engine (evaluation='locfit' handles it).")
+    return (f"the score {value!r} holds {copies} tied copies ({100 * copies / s.size:.1f} % "
+            f"of n = {s.size}) >= k = floor(n * nn) = {k}, so the bandwidth there is 0 and "
+            "locfit splits the cells next to it without end")
