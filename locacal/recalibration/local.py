@@ -119,6 +119,7 @@ class LocalRegressionCalibrator(BaseRecalibrator):
         curve = self._core_curve()  # fits once: R or the native engine reports bad data here
         if self.backend == "native":
             self.map_ = curve.evaluator
+            self.map_(DISPLAY_GRID[:1])  # build the prediction grid now: fit pays, pickles carry it
 
     def _core_curve(self) -> CalibrationCurve:
         if self.backend == "native":
