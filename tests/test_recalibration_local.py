@@ -104,6 +104,9 @@ def test_native_equals_r_locfit_backend(degree):
     w = np.random.default_rng(degree).integers(1, 4, size=s.size).astype(float)
     t = np.concatenate([np.random.default_rng(3).uniform(size=2000), s[:100], [0.0, 1.0]])
     for weights in (None, w):
+        # measured over degrees 0-2, with and without weights: native vs R 2.2e-16 (locfit's
+        # evaluation), 1.1e-16 (exact fits at the curve's grid); fast map vs R's exact fit at
+        # new scores 0.015-0.018 (degree 0, within its bound), 0.018-0.031 (degrees 1, 2).
         # locfit's evaluation (R's predict): the 2024 study's recalibrated scores
         native = LocalRegressionCalibrator(degree=degree, evaluation="locfit")
         r = LocalRegressionCalibrator(degree=degree, evaluation="locfit", backend="locfit")
