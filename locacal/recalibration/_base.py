@@ -63,8 +63,9 @@ class BaseRecalibrator(TransformerMixin, BaseEstimator):
 
     Subclasses implement ``_fit(s, y, w)`` (set the fitted attributes), ``_evaluate(s)`` (the map
     on validated scores) and ``_curve_params()`` (hyperparameters and fitted coefficients shown
-    with the curve); local maps override ``_curve_counts(grid)``. They name themselves in
-    ``_method``. ``fit`` records ``weight_sum_``, the total weight of the calibration data.
+    with the curve); isotonic regression also overrides ``_curve_grid`` and ``_curve_counts``,
+    local regression ``curve_`` itself (the core's curve, with its band). They name themselves
+    in ``_method``. ``fit`` records ``weight_sum_``, the total weight of the calibration data.
     """
 
     _method: str = ""
