@@ -43,7 +43,7 @@ from locacal.curves._local_window import (
 __all__ = ["SEQUENTIAL_BUDGET", "LocalParams", "PointFits", "fit_points"]
 
 #: Largest total window length (summed over the evaluation points) summed in locfit's order.
-SEQUENTIAL_BUDGET = 3_000_000
+SEQUENTIAL_BUDGET = 1_000_000
 _CHUNK = 32_768
 
 

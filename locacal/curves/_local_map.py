@@ -4,8 +4,11 @@ An exact local fit costs a few binary searches (degree 0, rectangular kernel) or
 the window (otherwise) per point: too much for 1e7 new scores. :class:`GridMap` fits once on
 a fine grid and interpolates linearly:
 
-* nodes: ``grid_size + 1`` equally spaced points on ``[min s, max s]`` (where the data are),
-  plus 32 equally spaced points on each of ``[0, min s]`` and ``[max s, 1]``;
+* nodes: equally spaced points on ``[min s, max s]`` (where the data are): 4097 for degree 0
+  with the rectangular kernel; otherwise 129, doubled while the largest gap between the
+  exact fit and the interpolant at the cells' midpoints exceeds 1e-6 (up to 4097, and
+  within a work budget of 1e8 rows read); plus 32 points on each of ``[0, min s]`` and
+  ``[max s, 1]``;
 * evaluation: direct index arithmetic on the uniform middle part (no search), ``np.interp``
   for the few scores outside the data's range: about ten passes over the input;
 * error: for degree 0 with the rectangular kernel a **rigorous bound**. Along the sorted
@@ -35,28 +38,24 @@ from locacal.curves._local_window import (
 )
 from locacal.curves._locfit_tree import LocfitTree
 
-__all__ = ["GridMap", "TreeMap", "grid_size_for"]
+__all__ = ["GridMap", "TreeMap"]
 
 #: Outside the data's range: nodes per side.
 OUTER_NODES = 32
-#: Largest total window length spent on the fine grid (degree >= 1 or smooth kernels).
-GRID_WORK_BUDGET = 300_000_000
+#: Grid cells for degree 0 with the rectangular kernel (O(log n) per node).
 MAX_GRID = 4096
-MIN_GRID = 256
+#: Other fits: start with this many cells and double while the midpoint check exceeds
+#: ``GRID_TOL`` and the work (nodes x window length) stays within ``GRID_WORK_BUDGET``.
+START_GRID = 128
+GRID_TOL = 1e-6
+GRID_WORK_BUDGET = 1e8
 
 
-def grid_size_for(sample: SortedSample, params: LocalParams) -> int:
-    """Number of grid cells: 4096, fewer when every node costs a pass over a large window.
-
-    Degree 0 with the rectangular kernel costs O(log n) per node, so it always gets 4096;
-    otherwise the count is limited so that nodes x window length <= 3e8 (at least 256).
-    """
-    if params.degree == 0 and params.kernel == "rect":
-        return MAX_GRID
-    window = max(1.0, sample.n * (params.nn or 0.0))
-    if params.kernel == "gauss":
-        window = float(sample.n)
-    return int(np.clip(GRID_WORK_BUDGET / window, MIN_GRID, MAX_GRID))
+def _window_length(sample: SortedSample, params: LocalParams) -> float:
+    """Rows one exact fit reads (the Gaussian kernel reaches 16 bandwidths: all of them)."""
+    if params.kernel == "gauss" or params.nn is None:
+        return float(sample.n)
+    return max(1.0, sample.n * params.nn)
 
 
 class GridMap:
@@ -71,17 +70,17 @@ class GridMap:
     error_bound : float or None
         Rigorous bound on ``|map - exact fit|`` (degree 0, rectangular kernel), else None.
     error_estimate : float
-        Largest ``|map - exact fit|`` at the cells' midpoints.
+        Largest ``|map - exact fit|`` at the midpoints of a grid half as fine as the one used
+        (measured while doubling; for degree 0 rect, at the final grid's midpoints).
     """
 
-    def __init__(self, sample: SortedSample, params: LocalParams, *, clip: bool,
-                 grid_size: int | None = None):
+    def __init__(self, sample: SortedSample, params: LocalParams, *, clip: bool):
         self._sample = sample
         self._params = params
         self._clip = clip
-        self._size = grid_size_for(sample, params) if grid_size is None else grid_size
         self._lo, self._hi = float(sample.scores[0]), float(sample.scores[-1])
-        self._built: dict[str, np.ndarray] = {}
+        self._size = 0
+        self._built: dict = {}
 
     def __call__(self, x: np.ndarray) -> np.ndarray:
         """Interpolated fit at ``x`` (clipped to [0, 1] when the curve is)."""
@@ -116,26 +115,55 @@ class GridMap:
 
     @property
     def error_estimate(self) -> float:
-        if "estimate" not in self._built:
-            nodes, values = self.nodes, self.values
-            mids = (nodes[1:] + nodes[:-1]) / 2
-            exact = fit_points(self._sample, mids, self._params).value
-            diff = np.abs(exact - (values[1:] + values[:-1]) / 2)
-            self._built["estimate"] = float(np.nanmax(diff)) if np.isfinite(diff).any() else 0.0
-        return self._built["estimate"]
+        grid = self._grid()
+        if "estimate" not in grid:
+            mids = (grid["middle"][1:] + grid["middle"][:-1]) / 2
+            grid["estimate"] = _midpoint_gap(fit_points(self._sample, mids, self._params).value,
+                                             grid["inner"])
+        return grid["estimate"]
 
     def _grid(self) -> dict:
         if "nodes" not in self._built:
             lo, hi = self._lo, self._hi
-            middle = np.linspace(lo, hi, self._size + 1) if hi > lo else np.array([lo])
             left = np.linspace(0.0, lo, OUTER_NODES + 1)[:-1] if lo > 0 else np.empty(0)
             right = np.linspace(hi, 1.0, OUTER_NODES + 1)[1:] if hi < 1 else np.empty(0)
+            middle, inner = self._middle(lo, hi)
+            outer = fit_points(self._sample, np.concatenate([left, right]), self._params).value
             nodes = np.concatenate([left, middle, right])
-            values = fit_points(self._sample, nodes, self._params).value
-            inner = values[left.shape[0]:left.shape[0] + middle.shape[0]]
+            values = np.concatenate([outer[:left.shape[0]], inner, outer[left.shape[0]:]])
+            self._size = middle.shape[0] - 1
             self._built.update(nodes=nodes, values=values, middle=middle, inner=inner,
                                slopes=np.diff(inner))
         return self._built
+
+    def _middle(self, lo: float, hi: float) -> tuple[np.ndarray, np.ndarray]:
+        """Grid over the data's range and the exact fits there.
+
+        Degree 0, rect: 4096 cells at once. Otherwise 128 cells, then doubled (the midpoints
+        just fitted become nodes) while the largest midpoint gap exceeds 1e-6 and the work
+        allows; the last gap measured (on the grid half as fine) is kept as the estimate.
+        """
+        fit = lambda t: fit_points(self._sample, t, self._params).value  # noqa: E731
+        if hi == lo:
+            return np.array([lo]), fit(np.array([lo]))
+        if self._params.degree == 0 and self._params.kernel == "rect":
+            middle = np.linspace(lo, hi, MAX_GRID + 1)
+            return middle, fit(middle)
+        size = START_GRID
+        middle = np.linspace(lo, hi, size + 1)
+        values = fit(middle)
+        window = _window_length(self._sample, self._params)
+        work = middle.shape[0] * window
+        while True:
+            mids = (middle[1:] + middle[:-1]) / 2
+            at_mids = fit(mids)
+            work += mids.shape[0] * window
+            self._built["estimate"] = _midpoint_gap(at_mids, values)
+            middle, values = _interleave(middle, mids), _interleave(values, at_mids)
+            size *= 2
+            if (self._built["estimate"] <= GRID_TOL or size >= MAX_GRID
+                    or work + size * window > GRID_WORK_BUDGET):
+                return middle, values
 
     def _uniform_part(self, x: np.ndarray) -> np.ndarray:
         grid = self._grid()
@@ -148,6 +176,19 @@ class GridMap:
         u *= grid["slopes"][j]
         u += grid["inner"][j]
         return u
+
+
+def _midpoint_gap(at_mids: np.ndarray, values: np.ndarray) -> float:
+    """Largest ``|fit(midpoint) - linear interpolant there|``."""
+    diff = np.abs(at_mids - (values[1:] + values[:-1]) / 2)
+    return float(np.nanmax(diff)) if np.isfinite(diff).any() else 0.0
+
+
+def _interleave(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a[0], b[0], a[1], b[1], ..., a[-1]`` (``b`` one shorter than ``a``)."""
+    out = np.empty(a.shape[0] + b.shape[0])
+    out[0::2], out[1::2] = a, b
+    return out
 
 
 def _rect_mean_bound(sample: SortedSample, params: LocalParams, nodes: np.ndarray) -> float:
