@@ -48,7 +48,7 @@ for name, result in case.recalibrations.items():
 
 # %%
 grid = trees.tree_grid_study(data=case.data)
-print(grid.best())
+print(grid.best()[["model", "n_leaves", "split", "true_mse", "auc", "brier", "lcs", "kl"]])
 trees.plot_score_distributions(grid, min_leaf=100).savefig(OUT / "trees_fig17.png", dpi=110)
 trees.plot_metrics_vs_leaves(grid).savefig(OUT / "trees_metrics_vs_leaves.png", dpi=110)
 
