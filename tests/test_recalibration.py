@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from scipy.optimize import minimize
 from scipy.special import expit, logit
 from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
@@ -263,6 +264,30 @@ def test_platt_warns_on_perfect_separation():
         platt = PlattCalibrator().fit([0.1, 0.2, 0.3, 0.6, 0.7, 0.8], [0, 0, 0, 1, 1, 1])
     out = platt.predict(np.linspace(0, 1, 11))
     assert np.all(np.isfinite(out)) and np.all(np.diff(out) >= 0)
+
+
+def test_extreme_features_do_not_derail_the_fit():
+    # Scores of exactly 0 and 1 give features log(eps) = -36: plain IRLS (statsmodels' GLM)
+    # diverged here to coefficients of 1e14 while reporting convergence. A generic optimiser
+    # finds no better likelihood than locacal's fit.
+    s = np.r_[[0.1, 0.1, 0.5, 0.5, 0.9, 0.9], [0.0] * 7, 1.0, 0.5, 0.5, 0.17, 0.18, 0.19, 0.33,
+              0.70]
+    y = np.r_[[0, 1] * 3, [0] * 7, 1, 0, 0, 0, 0, 0, 0, 0]
+    w = np.r_[[1] * 6, [1] * 7, 1, 1, 1, 1, 1, 3, 2, 2]
+    c = np.clip(s, 2.2e-16, 1 - 2.2e-16)
+    x = np.column_stack([np.log(2 * c), -np.log(2 * (1 - c))])  # the "ab" model's columns
+
+    def nll(coef):
+        eta = x @ coef
+        return np.sum(w * (np.logaddexp(0, eta) - y * eta))
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", CalibrationWarning)  # no separation here
+        ab = BetaCalibrator(parameters="ab").fit(s, y, sample_weight=w)
+    best = minimize(nll, np.zeros(2), method="BFGS", options={"gtol": 1e-10})
+    assert nll(np.array([ab.a_, ab.b_])) <= best.fun + 1e-9
+    np.testing.assert_allclose([ab.a_, ab.b_], best.x, atol=1e-5)
+    assert abs(ab.a_) < 10 and abs(ab.b_) < 10
 
 
 def test_zero_weights_drop_rows():
