@@ -21,9 +21,15 @@ from typing import Any
 import numpy as np
 
 from locacal._quantile import quantile_type7
-from locacal._validation import check_points, check_scores, check_weights, warn
+from locacal._validation import (
+    check_points,
+    check_positive,
+    check_scores,
+    check_weights,
+    warn,
+)
 
-__all__ = ["bw_nrd0", "reflected_bandwidth", "reflected_kde"]
+__all__ = ["bw_nrd0", "reflected_bandwidth", "reflected_kde", "reflected_kde_values"]
 
 #: Up to this many scores the kernel sum is evaluated exactly.
 EXACT_MAX_N = 60_000
@@ -72,7 +78,8 @@ def bw_nrd0(x: Any, weights: Any = None) -> float:
     return _nrd0_from_moments(count, sd, iqr, float(xv[0]))
 
 
-def reflected_bandwidth(scores: np.ndarray, weights: np.ndarray | None = None) -> float:
+def reflected_bandwidth(scores: np.ndarray, weights: np.ndarray | None = None, *,
+                        is_sorted: bool = False) -> float:
     """``bw.nrd0(c(-s, s, 2 - s))``: the bandwidth R's code uses for the reflected density.
 
     Computed from the scores without building the 3n-sample: its moments follow from those of
@@ -95,9 +102,9 @@ def reflected_bandwidth(scores: np.ndarray, weights: np.ndarray | None = None) -
     var = (sum_sq - total * mean * mean) / (total - 1.0)
     sd = float(np.sqrt(max(var, 0.0)))
     if w is None:
-        q1, q3 = _reflected_quartiles(scores)
+        q1, q3 = _reflected_quartiles(scores, is_sorted)
     else:
-        order = np.argsort(scores, kind="stable")
+        order = slice(None) if is_sorted else np.argsort(scores, kind="stable")
         xs, ws = scores[order], w[order]
         refl = np.concatenate([-xs[::-1], xs, 2.0 - xs[::-1]])
         q1, q3 = quantile_type7(refl, np.concatenate([ws[::-1], ws, ws[::-1]]),
@@ -105,7 +112,7 @@ def reflected_bandwidth(scores: np.ndarray, weights: np.ndarray | None = None) -
     return _nrd0_from_moments(total, sd, float(q3 - q1), first)
 
 
-def _reflected_quartiles(scores: np.ndarray) -> tuple[float, float]:
+def _reflected_quartiles(scores: np.ndarray, is_sorted: bool = False) -> tuple[float, float]:
     """Type-7 quartiles of ``c(-s, s, 2 - s)`` from a few order statistics of ``s``.
 
     Sorted, the reflected sample is ``-s`` (descending s), then ``s``, then ``2 - s``
@@ -123,7 +130,7 @@ def _reflected_quartiles(scores: np.ndarray) -> tuple[float, float]:
     def rank_in_s(k: int) -> int:  # which order statistic of s position k of the 3n holds
         return n - 1 - k if k < n else (k - n if k < 2 * n else 3 * n - 1 - k)
 
-    part = np.partition(scores, sorted({rank_in_s(k) for k in needed}))
+    part = scores if is_sorted else np.partition(scores, sorted({rank_in_s(k) for k in needed}))
 
     def value(k: int) -> float:
         v = float(part[rank_in_s(k)])
@@ -162,10 +169,12 @@ def _gauss_sum(points: np.ndarray, centres: np.ndarray, mass: np.ndarray | None,
     return out
 
 
-def _linear_binning(scores: np.ndarray, weights: np.ndarray | None,
-                    cells: int) -> np.ndarray:
+def _linear_binning(scores: np.ndarray, weights: np.ndarray | None, cells: int,
+                    is_sorted: bool = False) -> np.ndarray:
     """Masses on the ``cells + 1`` nodes k / cells of [0, 1], each score's mass shared
     linearly between its two neighbouring nodes."""
+    if is_sorted:
+        return _linear_binning_sorted(scores, weights, cells)
     frac = scores * cells
     left = np.minimum(frac.astype(np.intp), cells - 1)
     frac -= left
@@ -177,8 +186,32 @@ def _linear_binning(scores: np.ndarray, weights: np.ndarray | None,
     return left_mass + np.concatenate([[0.0], right_mass[:-1]])
 
 
+def _linear_binning_sorted(scores: np.ndarray, weights: np.ndarray | None,
+                           cells: int) -> np.ndarray:
+    """:func:`_linear_binning` of ascending scores by per-cell sums, without per-score work.
+
+    In cell j (scores in [j, j + 1) / cells) the mass given to node j + 1 is
+    sum w (s cells - j) = cells sum(w s) - j sum(w), the rest going to node j.
+    """
+    starts = np.searchsorted(scores, np.arange(cells) / cells, side="left")
+    ends = np.append(starts[1:], scores.size)
+    filled = ends > starts
+    ws = scores if weights is None else weights * scores
+    sum_ws = np.where(filled, np.add.reduceat(ws, np.minimum(starts, scores.size - 1)), 0.0)
+    if weights is None:
+        sum_w = (ends - starts).astype(np.float64)
+    else:
+        sum_w = np.where(filled, np.add.reduceat(weights, np.minimum(starts, scores.size - 1)),
+                         0.0)
+    right = np.clip(cells * sum_ws - np.arange(cells) * sum_w, 0.0, sum_w)
+    mass = np.zeros(cells + 1)
+    mass[:-1] += sum_w - right
+    mass[1:] += right
+    return mass
+
+
 def _binned_gauss_sum(points: np.ndarray, scores: np.ndarray, weights: np.ndarray | None,
-                      bandwidth: float, cells: int) -> np.ndarray:
+                      bandwidth: float, cells: int, is_sorted: bool = False) -> np.ndarray:
     """The reflected kernel sum of :func:`_gauss_sum` after linear binning.
 
     The binned masses are laid out on the nodes of [-1, 2] (the reflections -s and 2 - s
@@ -188,7 +221,7 @@ def _binned_gauss_sum(points: np.ndarray, scores: np.ndarray, weights: np.ndarra
     """
     from scipy.signal import fftconvolve
 
-    mass = _linear_binning(scores, weights, cells)
+    mass = _linear_binning(scores, weights, cells, is_sorted)
     extended = np.zeros(3 * cells + 1)
     extended[cells:2 * cells + 1] += mass        # s on [0, 1]
     extended[:cells + 1] += mass[::-1]           # -s on [-1, 0]
@@ -239,12 +272,23 @@ def reflected_kde(scores: Any, points: Any, *, weights: Any = None,
     s = check_scores(scores)
     x = check_points(points, "points")
     w = check_weights(weights, s.size)
-    if w is not None:
-        w = _frequency_weights(w)
-    h = reflected_bandwidth(s, w) if bandwidth is None else float(bandwidth)
+    return reflected_kde_values(s, x, w, bandwidth=bandwidth)
+
+
+def reflected_kde_values(scores: np.ndarray, points: np.ndarray, weights: np.ndarray | None,
+                         *, bandwidth: float | None = None,
+                         is_sorted: bool = False) -> np.ndarray:
+    """:func:`reflected_kde` on validated arrays; ``is_sorted=True`` (scores ascending, weights
+    in the same order) saves the partial sort behind the bandwidth."""
+    s, x = scores, points
+    w = None if weights is None else _frequency_weights(weights)
+    if bandwidth is None:
+        h = reflected_bandwidth(s, w, is_sorted=is_sorted)
+    else:
+        h = check_positive(bandwidth, "bandwidth")
     total = float(s.size) if w is None else float(w.sum())
     if s.size <= EXACT_MAX_N:
         sums = _gauss_sum(x, s, w, h)
     else:
-        sums = _binned_gauss_sum(x, s, w, h, BINNED_CELLS)
+        sums = _binned_gauss_sum(x, s, w, h, BINNED_CELLS, is_sorted)
     return sums / (3.0 * total * h * _SQRT_2PI)

@@ -54,6 +54,17 @@ def test_binned_sum_is_within_its_stated_error_of_the_exact_sum(weighted):
     np.testing.assert_allclose(binned, exact, rtol=1.5e-7)
 
 
+@pytest.mark.parametrize("weighted", [False, True])
+def test_binning_of_sorted_scores_equals_the_general_binning(weighted):
+    from locacal.density import _linear_binning
+
+    rng = np.random.default_rng(2)
+    s = np.sort(np.r_[rng.beta(2, 5, size=50_000), 0.0, 1.0, 0.5, 0.5])
+    w = rng.uniform(0.5, 2.0, size=s.size) if weighted else None
+    np.testing.assert_allclose(_linear_binning(s, w, 2**12, is_sorted=True),
+                               _linear_binning(s, w, 2**12), rtol=1e-9, atol=1e-9)
+
+
 @settings(max_examples=30, deadline=None)
 @given(st.integers(0, 10_000))
 def test_integer_weights_equal_duplicated_rows(seed):

@@ -12,9 +12,11 @@ from typing import Any
 
 import numpy as np
 
-from locacal._validation import check_fraction, check_int, check_scores_labels
+from locacal._validation import check_choice, check_fraction, check_int, check_scores_labels
+from locacal.curves._local_window import sort_sample
 from locacal.curves.curve import SLIDES_GRID_SIZE, slides_grid
-from locacal.density import reflected_kde
+from locacal.curves.local import EVALUATIONS, estimate_sorted, local_params
+from locacal.density import reflected_kde, reflected_kde_values
 
 __all__ = ["lcs", "wmse"]
 
@@ -68,14 +70,14 @@ def lcs(scores: Any, labels: Any, *, weights: Any = None, nn: float = 0.15, degr
     Machado, Charpentier, Flachaire, Gallic & Hu (2024), "Our new metric: LCS", eq. (5), and
     "Local regression: issue" (restricted grid).
     """
-    from locacal.curves.local import local_estimate
-
     s, y, w = check_scores_labels(scores, labels, weights)
+    params = local_params(degree, nn, None, kernel)
+    check_choice(evaluation, EVALUATIONS, "evaluation")
     grid_size = check_int(grid_size, "grid_size", minimum=2)
-    grid = slides_grid(s, grid_size)
-    g = np.clip(local_estimate(s, y, w, grid, degree=degree, nn=nn, kernel=kernel,
-                               evaluation=evaluation), 0.0, 1.0)
-    dens = reflected_kde(s, grid, weights=w)
+    sample = sort_sample(s, y, w)  # one sort serves the fit and the density's bandwidth
+    grid = slides_grid(sample.scores, grid_size)
+    g = np.clip(estimate_sorted(sample, grid, params, evaluation), 0.0, 1.0)
+    dens = reflected_kde_values(sample.scores, grid, sample.weights, is_sorted=True)
     return float(np.sum(dens * (g - grid) ** 2) / dens.sum())
 
 
