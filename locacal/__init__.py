@@ -5,7 +5,7 @@ the MSE calibration score) and fix it (Platt, isotonic, beta, local-regression r
 This module only re-exports the public names; each lives in the module that computes it.
 """
 
-from locacal import simulate
+from locacal import simulate, studies, trees
 from locacal._validation import CalibrationWarning
 from locacal.curves import CalibrationCurve, calibration_curve
 from locacal.divergence import kl_divergence
@@ -27,12 +27,28 @@ from locacal.metrics import (
     true_mse,
     wmse,
 )
+from locacal.recalibration import (
+    BetaCalibrator,
+    IsotonicCalibrator,
+    LocalRegressionCalibrator,
+    PlattCalibrator,
+    RecalibrationResult,
+    recalibrate,
+    split,
+)
+from locacal.studies import real_data_study, run_simulation
+from locacal.trees import forest_grid_study, tree_case_study, tree_grid_study
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "BetaCalibrator",
     "CalibrationCurve",
     "CalibrationWarning",
+    "IsotonicCalibrator",
+    "LocalRegressionCalibrator",
+    "PlattCalibrator",
+    "RecalibrationResult",
     "accuracy",
     "auc",
     "brier_decomposition",
@@ -44,12 +60,21 @@ __all__ = [
     "calibration_report",
     "ece",
     "ece_thresholded",
+    "forest_grid_study",
     "kl_divergence",
     "lcs",
     "qmse",
+    "real_data_study",
+    "recalibrate",
+    "run_simulation",
     "sensitivity",
     "simulate",
     "specificity",
+    "split",
+    "studies",
+    "tree_case_study",
+    "tree_grid_study",
+    "trees",
     "true_mse",
     "wmse",
 ]
