@@ -65,23 +65,7 @@ lcs_density_2024 <- function(scores) {
   density(c(-scores, scores, 2 - scores), from = 0, to = 1, n = 100)
 }
 
-# local_calib_score() without its jitter line (scores + rnorm(n, 0, .001)).
-# ev = NULL: locfit's default evaluation structure; otherwise the points to evaluate at.
-lcs_2024_no_jitter <- function(obs, scores) {
-  library(locfit)
-  fit <- locfit(d ~ lp(scores, nn = 0.15, deg = 0), kern = "rect", maxk = 200,
-                data = data.frame(d = obs, scores = scores))
-  linspace_raw <- seq(0, 1, length.out = 100)
-  keep <- which(linspace_raw >= min(scores) & linspace_raw <= max(scores))
-  linspace <- linspace_raw[keep]
-  g <- predict(fit, newdata = linspace)
-  g[g > 1] <- 1
-  g[g < 0] <- 0
-  dens <- density(c(-scores, scores, 2 - scores), from = 0, to = 1, n = length(linspace_raw))
-  weighted.mean((linspace - g)^2, dens$y[keep])
-}
-
-# The pieces of local_calib_score() (no jitter), so that a test can tell the local fit from the
+# local_calib_score() without its jitter line (scores + rnorm(n, 0, .001)), in pieces, so that a test can tell the local fit from the
 # density weights: the restricted grid, the clipped fit on it (default tree evaluation, or
 # exact evaluation at the grid with `exact = TRUE`) and R's density weights there.
 lcs_pieces_2024 <- function(obs, scores, exact = FALSE) {
