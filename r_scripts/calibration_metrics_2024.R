@@ -65,7 +65,8 @@ lcs_density_2024 <- function(scores) {
   density(c(-scores, scores, 2 - scores), from = 0, to = 1, n = 100)
 }
 
-# local_calib_score() without its jitter line (scores + rnorm(n, 0, .001)), in pieces, so that a test can tell the local fit from the
+# local_calib_score() without its jitter line (scores + rnorm(n, 0, .001)), in pieces, so that
+# a test can tell the local fit from the
 # density weights: the restricted grid, the clipped fit on it (default tree evaluation, or
 # exact evaluation at the grid with `exact = TRUE`) and R's density weights there.
 lcs_pieces_2024 <- function(obs, scores, exact = FALSE) {
