@@ -23,13 +23,12 @@ from typing import Any
 
 import numpy as np
 
-from locacal._validation import check_choice, check_fraction, check_int, check_positive
+from locacal._validation import check_choice, check_fraction, check_int
+from locacal.curves._local_window import KERNELS
 from locacal.curves.curve import CalibrationCurve, slides_grid
+from locacal.curves.local import EVALUATIONS, local_params
 
 __all__ = ["LocfitCrashError", "RBackendUnavailable", "locfit_curve", "locfit_estimate"]
-
-#: Kernel names of locacal and their locfit spelling.
-LOCFIT_KERNELS = {"rect": "rect", "tricube": "tcub", "gauss": "gauss", "epan": "epan"}
 
 INSTALL_HINT = (
     "The locfit method needs R with the locfit package and rpy2 3.5.x: "
@@ -92,7 +91,7 @@ def _call_r(scores, labels, weights, points, *, nn, h, degree, kernel, maxk, exa
     w = np.ones_like(scores) if weights is None else weights
     try:
         out = fn(vector(labels), vector(scores), vector(w), vector(points), nn, h, degree,
-                 LOCFIT_KERNELS[kernel], maxk, exact)
+                 KERNELS[kernel], maxk, exact)
     except RRuntimeError as exc:
         raise RuntimeError(f"R's locfit failed: {str(exc).strip()}") from exc
     return np.asarray(out, dtype=np.float64)
@@ -108,16 +107,15 @@ def locfit_estimate(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray 
     weights = w, ev = ...)`` and ``predict`` at ``points``: with ``evaluation="locfit"`` the
     default adaptive tree (``ev = rbox()``), with ``"exact"`` the points themselves.
     """
-    degree = check_int(degree, "degree", allowed=(0, 1, 2))
-    nn = check_fraction(nn, "nn")
-    h = 0.0 if h == 0 else check_positive(h, "h")
-    check_choice(kernel, tuple(LOCFIT_KERNELS), "kernel")
+    check_fraction(nn, "nn")  # locfit always needs nn (the native engine allows None)
+    params = local_params(degree, nn, h or None, kernel)  # the native engine's checks
+    degree, nn, h = params.degree, params.nn, params.h or 0.0
     maxk = check_int(maxk, "maxk", minimum=2)  # maxk = 1 aborts R (and this process)
-    check_choice(evaluation, ("locfit", "exact"), "evaluation")
+    check_choice(evaluation, EVALUATIONS, "evaluation")
     if evaluation == "locfit":
         from locacal.curves._locfit_tree import locfit_tree_would_crash
 
-        reason = locfit_tree_would_crash(scores, weights, nn=nn, h=h or None, degree=degree,
+        reason = locfit_tree_would_crash(scores, weights, nn=nn, h=params.h, degree=degree,
                                          kernel=kernel, maxk=maxk)
         if reason is not None:
             raise LocfitCrashError(

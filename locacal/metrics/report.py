@@ -8,9 +8,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from locacal._validation import check_probabilities, check_scores_labels
+from locacal._validation import check_scores_labels
 from locacal.metrics.binned import brier_decomposition, ece, ece_thresholded, qmse
-from locacal.metrics.classification import accuracy, auc, sensitivity, specificity
+from locacal.metrics.classification import accuracy, auc, sensitivity, specificity, true_mse
 from locacal.metrics.local import lcs, wmse
 
 __all__ = ["REPORT_COLUMNS", "calibration_report"]
@@ -44,8 +44,7 @@ def _one_report(scores: Any, labels: Any, true_p: Any, weights: Any,
         "auc": auc(s, y, weights=w),
     }
     if true_p is not None:
-        p = check_probabilities(true_p, s.size)
-        row["true_mse"] = float(np.average((p - s) ** 2, weights=w))
+        row["true_mse"] = true_mse(s, true_p, weights=w)
     return pd.Series(row, name="value")
 
 
