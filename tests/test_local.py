@@ -275,31 +275,19 @@ def test_clip():
     np.testing.assert_array_equal(clipped.estimate, np.clip(raw.estimate, 0, 1))
 
 
-# ----------------------------------------------------------------- the evaluator
+# ----------------------------------------------------------------- the fitted map
 
 
 @pytest.mark.parametrize("weighted", [False, True])
-def test_evaluator_degree0_rect_within_its_rigorous_bound(weighted):
+@pytest.mark.parametrize(("degree", "kernel"),
+                         [(0, "rect"), (1, "tricube"), (2, "epan"), (0, "gauss")])
+def test_curve_called_on_new_scores_is_the_exact_fit(weighted, degree, kernel):
     s, d = _data(3000, seed=13)
     w = np.random.default_rng(14).exponential(size=s.size) if weighted else None
-    c = local_curve(s, d, w)
-    x = np.concatenate([np.random.default_rng(15).uniform(size=4000), s[:500], [0.0, 1.0]])
-    exact = np.clip(local_estimate(s, d, w, x), 0, 1)
-    err = np.abs(c(x) - exact)
-    assert err.max() <= c.evaluator.error_bound + 1e-12
-    assert c.evaluator.error_bound < 0.05
-
-
-@pytest.mark.parametrize(("degree", "kernel"), [(1, "tricube"), (2, "epan"), (0, "gauss")])
-def test_evaluator_smooth_kernels_match_exact_fits(degree, kernel):
-    s, d = _data(3000, seed=16)
-    c = local_curve(s, d, None, degree=degree, kernel=kernel)
-    x = np.random.default_rng(17).uniform(size=2000)
-    exact = np.clip(local_estimate(s, d, None, x, degree=degree, kernel=kernel), 0, 1)
-    err = np.abs(c(x) - exact)
-    # smooth kernels: the midpoint estimate tracks the true error (measured ratio <= 1.1)
-    assert err.max() <= 2 * c.evaluator.error_estimate + 1e-12
-    assert err.max() < 1e-3
+    c = local_curve(s, d, w, degree=degree, kernel=kernel)
+    x = np.concatenate([np.random.default_rng(15).uniform(size=1000), s[:200], [0.0, 1.0]])
+    exact = np.clip(local_estimate(s, d, w, x, degree=degree, kernel=kernel), 0, 1)
+    np.testing.assert_allclose(c(x), exact, rtol=0, atol=1e-9)
 
 
 def test_evaluator_of_tree_is_the_tree():
@@ -358,9 +346,10 @@ def test_integer_weights_equal_duplicated_rows_with_fixed_bandwidth(s, seed, deg
     b = _quiet(local_estimate, np.repeat(s, w.astype(int)), np.repeat(d, w.astype(int)), None,
                t, degree=degree, kernel=kernel, nn=None, h=0.3)
     # Same fit, sums rounded differently. locfit's Jacobi solver (half-angle rotations)
-    # amplifies last-bit differences in nearly singular degree-2 windows: measured 2.2e-7 on
-    # 3 distinct scores with the Gaussian kernel; degrees 0-1 agree to ~1e-15.
-    tol = 1e-5 if degree == 2 else 1e-9
+    # amplifies last-bit differences in nearly singular windows: measured 2.2e-7 on 3
+    # distinct scores (degree 2) and 3.1e-9 on 2 distinct scores (degree 1), both with the
+    # Gaussian kernel; degree 0 agrees to ~1e-15.
+    tol = {0: 1e-9, 1: 1e-7, 2: 1e-5}[degree]
     np.testing.assert_allclose(a, b, rtol=tol, atol=tol, equal_nan=True)
 
 

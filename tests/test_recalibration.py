@@ -110,7 +110,6 @@ def test_curve_is_the_map(est):
 @pytest.mark.parametrize(
     ("scores", "labels", "weights", "match"),
     [
-        ([0.2, 0.4, 0.6], [1, 1, 1], None, "single class"),
         ([0.5], [1], None, "at least 2"),
         ([0.2, 0.4], [0, 1], [0, 1], "at least 2"),
         ([0.2, 1.4], [0, 1], None, "scores must lie in"),
@@ -125,6 +124,18 @@ def test_curve_is_the_map(est):
 def test_bad_fit_input_raises(est, scores, labels, weights, match):
     with pytest.raises(ValueError, match=match):
         clone(est).fit(scores, labels, sample_weight=weights)
+
+
+@pytest.mark.parametrize("est", ALL, ids=IDS)
+def test_one_class_fails_logistic_fits_and_gives_a_constant_map_otherwise(est):
+    s, y = [0.2, 0.4, 0.6], [1, 1, 1]
+    if est.method in ("platt", "beta"):
+        with pytest.raises(ValueError, match="single class"):
+            clone(est).fit(s, y)
+        return
+    with pytest.warns(CalibrationWarning, match="single class"):
+        fitted = clone(est).fit(s, y)
+    np.testing.assert_array_equal(fitted.predict([0.1, 0.5, 0.9]), 1.0)
 
 
 @pytest.mark.parametrize("est", ALL, ids=IDS)

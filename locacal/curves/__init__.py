@@ -1,19 +1,81 @@
-"""Estimators of the calibration curve g(p) = E[D | s(X) = p], one module each.
+"""Estimators of the calibration curve g(p) = E[D | s(X) = p]: one calibrator class per method.
 
-:func:`calibration_curve` validates the data once and hands it to the chosen estimator; every
-estimator returns a :class:`~locacal.curves.curve.CalibrationCurve`.
+Every method is a calibrator with scikit-learn's API (:mod:`locacal.curves._base`), and
+:func:`calibration_curve` is exactly "fit that calibrator, tabulate it on the grid". The same
+fitted object is the picture (``curve.plot()``), the input of the metrics and the
+recalibration map (``curve(new_scores)`` is ``curve.estimator.predict(new_scores)``).
+
+====================  ==========================================  ==========================
+``method=``           calibrator                                  module
+====================  ==========================================  ==========================
+``"local"``           :class:`LocalRegressionCalibrator`          :mod:`.local`
+``"binning"``         :class:`BinningCalibrator`                  :mod:`.binning`
+``"lowess"``          :class:`LowessCalibrator`                   :mod:`.lowess`
+``"kernel"``          :class:`KernelCalibrator`                   :mod:`.kernel`
+``"locfit"``          ``LocalRegressionCalibrator(backend="locfit", evaluation="locfit")``
+``"isotonic"``        :class:`IsotonicCalibrator`                 :mod:`.isotonic`
+``"platt"``           :class:`PlattCalibrator`                    :mod:`.platt`
+``"beta"``            :class:`BetaCalibrator`                     :mod:`.beta`
+====================  ==========================================  ==========================
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from locacal._validation import check_choice, check_points, check_scores_labels
+from locacal._validation import check_choice, check_scores_labels
+from locacal.curves._base import BaseCalibrator
+from locacal.curves.beta import BetaCalibrator
+from locacal.curves.binning import BinningCalibrator
 from locacal.curves.curve import CalibrationCurve
+from locacal.curves.isotonic import IsotonicCalibrator
+from locacal.curves.kernel import KernelCalibrator
+from locacal.curves.local import LocalRegressionCalibrator
+from locacal.curves.lowess import LowessCalibrator
+from locacal.curves.platt import PlattCalibrator
 
-__all__ = ["METHODS", "CalibrationCurve", "calibration_curve"]
+__all__ = [
+    "METHODS",
+    "BaseCalibrator",
+    "BetaCalibrator",
+    "BinningCalibrator",
+    "CalibrationCurve",
+    "IsotonicCalibrator",
+    "KernelCalibrator",
+    "LocalRegressionCalibrator",
+    "LowessCalibrator",
+    "PlattCalibrator",
+    "calibration_curve",
+    "make_calibrator",
+]
 
-METHODS = ("local", "binning", "lowess", "kernel", "locfit")
+#: Method names, each with its calibrator class and the settings the name implies.
+METHODS: dict[str, tuple[type[BaseCalibrator], dict[str, Any]]] = {
+    "local": (LocalRegressionCalibrator, {}),
+    "binning": (BinningCalibrator, {}),
+    "lowess": (LowessCalibrator, {}),
+    "kernel": (KernelCalibrator, {}),
+    "locfit": (LocalRegressionCalibrator, {"backend": "locfit", "evaluation": "locfit"}),
+    "isotonic": (IsotonicCalibrator, {}),
+    "platt": (PlattCalibrator, {}),
+    "beta": (BetaCalibrator, {}),
+}
+
+
+def make_calibrator(method: str, **params: Any) -> BaseCalibrator:
+    """An unfitted calibrator for a method name and its options.
+
+    Raises ``ValueError`` for an unknown method and ``TypeError`` naming the options the
+    method does not have.
+    """
+    check_choice(method, tuple(METHODS), "method")
+    cls, implied = METHODS[method]
+    known = cls._get_param_names()
+    unknown = sorted(set(params) - set(known))
+    if unknown:
+        raise TypeError(f"method={method!r} has no option(s) {unknown}; its options are "
+                        f"{known}")
+    return cls(**{**implied, **params})
 
 
 def calibration_curve(
@@ -23,9 +85,15 @@ def calibration_curve(
     method: str = "local",
     weights: Any = None,
     grid: Any = None,
+    band: str | None = "pointwise",
+    level: float = 0.95,
     **params: Any,
 ) -> CalibrationCurve:
     """Estimate the calibration curve g(p) = E[D | s(X) = p] of binary-classifier scores.
+
+    ``calibration_curve(s, d, method=m, **params)`` is
+    ``make_calibrator(m, **params).fit(s, d, sample_weight=weights).curve(grid, band=band,
+    level=level)``.
 
     Parameters
     ----------
@@ -33,25 +101,26 @@ def calibration_curve(
         Predicted probabilities, in [0, 1].
     labels : array-like of shape (n,)
         Observed events, 0/1 or bool.
-    method : {"local", "binning", "lowess", "kernel", "locfit"}, default "local"
-        ``"local"``: native local polynomial regression (the embedded default; see
-        :func:`locacal.curves.local.local_curve` for ``degree``, ``nn``, ``h``, ``kernel``,
-        ``evaluation``). ``"binning"``: uniform, quantile or adaptive bins
-        (:func:`locacal.curves.binning.binning_curve`: ``strategy``, ``bins``, ``bin_size``).
-        ``"lowess"`` and ``"kernel"``: statsmodels' lowess and KernelReg
-        (:mod:`locacal.curves.smoothers`). ``"locfit"``: R's locfit through rpy2
-        (:func:`locacal.curves.rlocfit.locfit_curve`).
+    method : str, default "local"
+        ``"local"``, ``"binning"``, ``"lowess"``, ``"kernel"``, ``"locfit"``,
+        ``"isotonic"``, ``"platt"`` or ``"beta"`` (table in :mod:`locacal.curves`).
     weights : array-like of shape (n,), optional
-        Non-negative observation weights (exposure, survey weights).
+        Non-negative relative case weights (exposure, survey weights).
     grid : array-like, optional
-        Points in [0, 1] where the curve is evaluated. By default the 2024 slides' grid: 100
-        equally spaced points restricted to the observed score range (bin centres for binning).
+        Points in [0, 1] where the curve is tabulated. By default the 2024 slides' grid: 100
+        equally spaced points restricted to the observed score range (bin centres for
+        binning).
+    band : {"pointwise", None}, default "pointwise"
+        The method's pointwise confidence band, where it has one.
+    level : float in (0, 1), default 0.95
+        Confidence level of the band.
     **params
-        Options of the chosen method.
+        Options of the chosen calibrator (its ``__init__`` parameters).
 
     Returns
     -------
     CalibrationCurve
+        With the fitted calibrator as ``.estimator``.
 
     Examples
     --------
@@ -60,19 +129,8 @@ def calibration_curve(
     >>> s = rng.uniform(size=2000); d = rng.uniform(size=2000) < s
     >>> curve = locacal.calibration_curve(s, d)
     >>> curve.method, len(curve)
-    ('local', 100)
+    ('local', 98)
     """
-    check_choice(method, METHODS, "method")
+    estimator = make_calibrator(method, **params)
     s, y, w = check_scores_labels(scores, labels, weights)
-    points = None if grid is None else check_points(grid, "grid")
-    if method == "local":
-        from locacal.curves.local import local_curve as estimator
-    elif method == "binning":
-        from locacal.curves.binning import binning_curve as estimator
-    elif method == "lowess":
-        from locacal.curves.smoothers import lowess_curve as estimator
-    elif method == "kernel":
-        from locacal.curves.smoothers import kernel_curve as estimator
-    else:
-        from locacal.curves.rlocfit import locfit_curve as estimator
-    return estimator(s, y, w, grid=points, **params)
+    return estimator.fit(s, y, sample_weight=w).curve(grid, band=band, level=level)

@@ -21,8 +21,8 @@ Weights are frequency weights: quantile breaks are those of the sample in which 
 repeated ``w`` times (so an integer weight equals duplicated rows), and bin means are weighted.
 Adaptive bins count observations (rows), as the thesis defines them.
 
-The pointwise 95 % band is the thesis's normal approximation (§3.2.2),
-p_b ± 1.96 sqrt(p_b (1 - p_b) / n_b), with Kish's effective size (sum w)^2 / sum w^2 in place
+The pointwise band is the thesis's normal approximation (§3.2.2),
+p_b ± z sqrt(p_b (1 - p_b) / n_b), with Kish's effective size (sum w)^2 / sum w^2 in place
 of n_b under weights, clipped to [0, 1].
 """
 
@@ -32,14 +32,17 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from scipy.stats import norm
 
 from locacal._quantile import quantile_type7
 from locacal._validation import check_choice, check_int, warn
+from locacal.curves._base import BaseCalibrator
 from locacal.curves.curve import CalibrationCurve
 
 __all__ = [
     "STRATEGIES",
     "BinStatistics",
+    "BinningCalibrator",
     "assign_bins",
     "bin_statistics",
     "binning_curve",
@@ -47,6 +50,8 @@ __all__ = [
 ]
 
 STRATEGIES = ("quantile", "uniform", "adaptive")
+#: Number of quantile or uniform bins when ``bins`` is not given.
+DEFAULT_BINS = 10
 Z_95 = 1.959963984540054
 
 
@@ -166,63 +171,93 @@ def bin_statistics(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray |
                          score_sum[keep], upper[keep])
 
 
-def binning_curve(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray | None, *,
-                  grid: np.ndarray | None = None, strategy: str = "quantile", bins: int = 10,
-                  bin_size: int | None = None) -> CalibrationCurve:
-    """Calibration curve by binning: the mean label against the mean score in each bin.
+class BinningCalibrator(BaseCalibrator):
+    """Calibration curve and recalibration map by binning: the mean label in each bin.
 
     Parameters
     ----------
-    scores, labels, weights : ndarray
-        Validated data.
-    grid : ndarray, optional
-        Points where the returned curve is tabulated. By default the bin centres (mean score
-        of each bin, the thesis's q_b); given points get the value of the bin they fall in.
     strategy : {"quantile", "uniform", "adaptive"}, default "quantile"
         See the module documentation.
-    bins : int, default 10
-        Number of quantile or uniform bins.
+    bins : int, optional
+        Number of quantile or uniform bins (default 10); refused with ``"adaptive"``, whose
+        bins are set by ``bin_size``.
     bin_size : int, optional
-        Observations per adaptive bin; default ``round(sqrt(n))``.
+        Observations per adaptive bin (default ``round(sqrt(n))``, thesis §4.3.3); refused
+        with ``"quantile"`` and ``"uniform"``.
 
-    Returns
-    -------
-    CalibrationCurve
-        ``estimate`` is the bin's mean label p_b, ``counts`` the bin's count, and calling the
-        curve on new scores returns the estimate of the bin each score falls in (a step
-        function, right-closed, constant beyond the end bins).
+    Attributes
+    ----------
+    stats_ : BinStatistics
+        Per-bin sufficient statistics (non-empty bins, increasing scores).
+    bin_size_ : int or None
+        The adaptive bin size used.
+
+    Notes
+    -----
+    ``predict`` returns the mean label p_b of the bin each score falls in (a step function,
+    right-closed, constant beyond the end bins). The default curve grid is the bin centres
+    (the mean score q_b of each bin); its band is the normal interval of the module docstring
+    at the requested level.
 
     References
     ----------
     Nguyen (2015), thesis §3.2.1 (adaptive binning) and §3.2.2 (confidence interval);
     Machado, Charpentier et al. (2024), "Creating bins" (quantile bins).
     """
-    if bin_size is None:
-        bin_size = default_bin_size(scores.size)
-    stats = bin_statistics(scores, labels, weights, strategy=strategy, bins=bins,
-                           bin_size=bin_size)
-    p = stats.mean_label
 
-    def evaluate(new_scores: np.ndarray) -> np.ndarray:
-        return p[stats.assign(new_scores)]
+    method = "binning"
 
-    if grid is None:
-        where, idx = stats.mean_score, np.arange(p.size)
-    else:
-        where, idx = grid, stats.assign(grid)
-    half = Z_95 * np.sqrt(p * (1.0 - p) / stats.effective_size)
-    params: dict[str, Any] = {"strategy": strategy}
-    if strategy == "adaptive":
-        params["bin_size"] = bin_size
-    else:
-        params["bins"] = bins
-    return CalibrationCurve(
-        grid=where,
-        estimate=p[idx],
-        lower=np.clip(p - half, 0.0, 1.0)[idx],
-        upper=np.clip(p + half, 0.0, 1.0)[idx],
-        counts=stats.count[idx],
-        method="binning",
-        params=params,
-        evaluator=evaluate,
-    )
+    def __init__(self, strategy: str = "quantile", bins: int | None = None,
+                 bin_size: int | None = None) -> None:
+        self.strategy = strategy
+        self.bins = bins
+        self.bin_size = bin_size
+
+    def _fit(self, s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> None:
+        check_choice(self.strategy, STRATEGIES, "strategy")
+        if self.strategy == "adaptive" and self.bins is not None:
+            raise ValueError("bins: adaptive bins are set by bin_size (observations per bin), "
+                             f"not by a number of bins; got bins={self.bins!r}")
+        if self.strategy != "adaptive" and self.bin_size is not None:
+            raise ValueError(f"bin_size applies to strategy='adaptive' only; {self.strategy} "
+                             f"bins are set by bins (got bin_size={self.bin_size!r})")
+        bins = DEFAULT_BINS if self.bins is None else self.bins
+        self.bin_size_ = None
+        if self.strategy == "adaptive":
+            self.bin_size_ = check_int(default_bin_size(s.size) if self.bin_size is None
+                                       else self.bin_size, "bin_size", minimum=1)
+        self.stats_ = bin_statistics(s, y, w, strategy=self.strategy, bins=bins,
+                                     bin_size=self.bin_size_)
+
+    def _predict(self, s: np.ndarray) -> np.ndarray:
+        return self.stats_.mean_label[self.stats_.assign(s)]
+
+    def _default_grid(self) -> np.ndarray:
+        return self.stats_.mean_score
+
+    def _pointwise_band(self, grid: np.ndarray, estimate: np.ndarray,
+                        level: float) -> tuple[np.ndarray, np.ndarray]:
+        st = self.stats_
+        p = st.mean_label
+        half = norm.ppf(0.5 + level / 2) * np.sqrt(p * (1.0 - p) / st.effective_size)
+        idx = st.assign(grid)
+        return np.clip(p - half, 0.0, 1.0)[idx], np.clip(p + half, 0.0, 1.0)[idx]
+
+    def _counts(self, grid: np.ndarray) -> np.ndarray:
+        return self.stats_.count[self.stats_.assign(grid)]
+
+    def _curve_params(self) -> dict[str, Any]:
+        if self.strategy == "adaptive":
+            return {"strategy": self.strategy, "bin_size": self.bin_size_}
+        return {"strategy": self.strategy,
+                "bins": DEFAULT_BINS if self.bins is None else self.bins}
+
+
+def binning_curve(scores: Any, labels: Any, weights: Any = None, *, grid: Any = None,
+                  **params: Any) -> CalibrationCurve:
+    """``calibration_curve(scores, labels, method="binning", ...)`` (kept for locacal 0.1
+    code); ``params`` are those of :class:`BinningCalibrator`."""
+    from locacal.curves import calibration_curve
+
+    return calibration_curve(scores, labels, method="binning", weights=weights, grid=grid,
+                             **params)

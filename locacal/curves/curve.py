@@ -1,15 +1,16 @@
-"""The result every estimator of g(p) = E[D | s(X) = p] returns: :class:`CalibrationCurve`.
+"""The result every calibrator tabulates: :class:`CalibrationCurve`.
 
 A calibration curve is at once a picture (plot it against the diagonal), the input of the
 metrics (LCS, ECE are functionals of g - id) and a recalibration map (g(s) is the recalibrated
-score). So the object holds the estimate on its grid *and* a callable that evaluates the fitted
-map on new scores.
+score). So the object holds the estimate on its grid *and* the fitted calibrator
+(``estimator``), whose ``predict`` evaluates the map on new scores. Both are plain data, so a
+curve pickles (to cache it, or to send it to a worker).
 """
 
 from __future__ import annotations
 
 import html
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -59,15 +60,17 @@ class CalibrationCurve:
     lower, upper : ndarray
         Pointwise 95 % confidence band (NaN where the method gives none).
     counts : ndarray
-        Observations behind each estimate: the bin count, or the number of observations in the
-        local neighbourhood.
+        Observations behind each estimate: the bin count, the number of observations in the
+        local neighbourhood, or the total weight for a global fit.
     method : str
-        The estimator (``"binning"``, ``"local"``, ``"lowess"``, ``"kernel"``, ``"locfit"``,
-        or a recalibrator's name).
+        The method's name (``"local"``, ``"binning"``, ``"lowess"``, ``"kernel"``,
+        ``"locfit"``, ``"isotonic"``, ``"platt"``, ``"beta"``).
     params : Mapping
-        The estimator's parameters, read-only.
+        The calibrator's parameters (and fitted coefficients where it has few), read-only.
+    estimator : BaseCalibrator
+        The fitted calibrator the curve was tabulated from.
 
-    Calling the curve on new scores, ``curve(scores)``, evaluates the fitted map there.
+    Calling the curve on new scores, ``curve(scores)``, is ``curve.estimator.predict(scores)``.
     """
 
     grid: np.ndarray
@@ -77,7 +80,7 @@ class CalibrationCurve:
     counts: np.ndarray
     method: str
     params: Mapping[str, Any]
-    evaluator: Callable[[np.ndarray], np.ndarray] = field(repr=False)
+    estimator: Any = field(repr=False)
 
     def __post_init__(self) -> None:
         n = np.shape(self.grid)[0]
@@ -94,7 +97,12 @@ class CalibrationCurve:
 
     def __call__(self, scores: Any) -> np.ndarray:
         """Evaluate the fitted map at new scores (values in [0, 1])."""
-        return self.evaluator(check_scores(scores, "scores"))
+        return self.estimator.predict(check_scores(scores, "scores"))
+
+    def __reduce__(self) -> tuple:
+        # MappingProxyType does not pickle: rebuild from a plain dict.
+        return (type(self), (self.grid, self.estimate, self.lower, self.upper, self.counts,
+                             self.method, dict(self.params), self.estimator))
 
     def __len__(self) -> int:
         return self.grid.shape[0]

@@ -41,7 +41,10 @@ Local Calibration Score" (``seeds/machado-charpentier-2024-lcs-slides.md``).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
+from scipy.stats import norm
 
 from locacal._validation import (
     check_choice,
@@ -50,17 +53,24 @@ from locacal._validation import (
     check_positive,
     warn,
 )
-from locacal.curves._local_fit import LocalParams, PointFits, fit_points
-from locacal.curves._local_map import GridMap, TreeMap
+from locacal.curves._base import BaseCalibrator
+from locacal.curves._local_fit import LocalParams, fit_points
 from locacal.curves._local_window import KERNELS, SortedSample, nn_count, sort_sample
 from locacal.curves._locfit_tree import build_tree
-from locacal.curves.curve import CalibrationCurve, slides_grid
+from locacal.curves.curve import CalibrationCurve
 
-__all__ = ["EVALUATIONS", "local_curve", "local_estimate", "local_params"]
+__all__ = [
+    "BACKENDS",
+    "EVALUATIONS",
+    "LocalRegressionCalibrator",
+    "local_curve",
+    "local_estimate",
+    "local_params",
+    "tabulate_local_fit",
+]
 
 EVALUATIONS = ("exact", "locfit")
-#: Normal quantile of the pointwise 95 % band.
-Z95 = 1.959963984540054
+BACKENDS = ("native", "locfit")
 
 
 def local_params(degree: int = 0, nn: float | None = 0.15, h: float | None = None,
@@ -119,104 +129,197 @@ def estimate_sorted(sample: SortedSample, points: np.ndarray, params: LocalParam
     return fit_points(sample, points, params).value
 
 
-def local_curve(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray | None, *,
-                grid: np.ndarray | None = None, degree: int = 0, nn: float | None = 0.15,
-                h: float | None = None, kernel: str = "rect", evaluation: str = "exact",
-                clip: bool = True) -> CalibrationCurve:
-    """Calibration curve by local polynomial regression (locfit's estimator, natively).
+class LocalRegressionCalibrator(BaseCalibrator):
+    r"""Calibration curve and recalibration map by local polynomial regression (locfit's).
+
+    :math:`\hat g(t)` is the intercept of the weighted least-squares fit of the labels on
+    ``(1, s - t, (s - t)^2 / 2)`` (``degree + 1`` terms) with kernel weights
+    :math:`W(|s_i - t| / h(t))` times the case weights, :math:`h(t)` the distance to the
+    ``floor(n nn)``-th nearest score (or a fixed ``h``, or the larger of the two), clipped
+    to [0, 1]: the estimator of the 2024 slides,
+    ``locfit(d ~ lp(scores, nn = 0.15, deg = 0), kern = "rect", maxk = 200)``, reproduced
+    natively (module docstring) or run in R (``backend="locfit"``).
 
     Parameters
     ----------
-    scores, labels, weights : ndarray
-        Validated inputs (:func:`locacal._validation.check_scores_labels`).
-    grid : ndarray, optional
-        Evaluation points; default the slides' grid, ``linspace(0, 1, 100)`` within the
-        score range (:func:`locacal.curves.curve.slides_grid`).
-    degree : {0, 1, 2}
+    degree : {0, 1, 2}, default 0
         Local polynomial degree (0: local mean, the LCS's choice).
     nn : float in (0, 1] or None, default 0.15
-        Nearest-neighbour fraction: ``h(t)`` = distance to the ``floor(n nn)``-th nearest
-        score. Pass ``nn=None`` with ``h`` for a fixed bandwidth only.
+        Nearest-neighbour fraction (rows are counted, as locfit does). None with ``h`` for a
+        fixed bandwidth only.
     h : float > 0, optional
-        Fixed bandwidth; with ``nn`` too, ``h(t) = max(nn distance, h)``.
-    kernel : {"rect", "tricube", "gauss", "epan"}
+        Fixed bandwidth; with ``nn`` too, ``h(t) = max(nn distance, h)`` as ``lp(nn, h)``.
+    kernel : {"rect", "tricube", "gauss", "epan"}, default "rect"
         locfit's kernels: ``rect`` 1, ``tricube`` (1 - |u|^3)^3, ``epan`` 1 - u^2 on
-        ``|u| <= 1``; ``gauss`` exp(-(2.5 u)^2 / 2), not compact.
-    evaluation : {"exact", "locfit"}
-        ``"exact"``: fit at every grid point. ``"locfit"``: locfit's adaptive tree and
-        interpolation, reproducing ``predict(locfit(...), newdata = grid)`` (it differs from
-        exact evaluation by up to a few hundredths at some grid points).
+        ``|u| <= 1``; ``gauss`` exp(-(2.5 u)^2 / 2).
+    evaluation : {"exact", "locfit"}, default "exact"
+        ``"exact"``: the local fit at every requested score. ``"locfit"``: locfit's adaptive
+        tree of vertices and its interpolation, i.e. what ``predict(locfit(...), newdata)``
+        returns (it differs from the exact fit by up to a few hundredths at some points).
+    backend : {"native", "locfit"}, default "native"
+        ``"native"``: no R needed. ``"locfit"``: R's locfit through rpy2 (``pip install
+        'locacal[r]'`` and R with locfit); data that would crash R's tree raise
+        :class:`~locacal.curves.rlocfit.LocfitCrashError` instead of killing the process.
+    maxk : int >= 2, default 200
+        Vertex space of locfit's tree (``backend="locfit"``; the slides use 200).
     clip : bool, default True
-        Clip the estimate, the band and the evaluator's output to [0, 1], as the slides do.
+        Clip the map (and its band) to [0, 1], as the slides do.
 
-    Returns
-    -------
-    CalibrationCurve
-        ``method="local"``; ``counts``: observations with positive weight within ``h(t)``;
-        ``lower``/``upper``: pointwise 95 % band ``g +- 1.96 sqrt(g (1 - g) sum_i l_i(t)^2)``
-        from the linear-smoother weights ``l_i(t)`` of the exact fit (Loader 1999, section
-        2.3: ``Var g(t) = sum_i l_i(t)^2 Var(D_i)``, with the binomial variance plugged in at
-        the clipped estimate; zero width where ``g`` is 0 or 1), clipped to [0, 1]. Calling
-        the curve on new scores evaluates the fitted map: locfit's tree for
-        ``evaluation="locfit"``; otherwise linear interpolation of exact fits on a fine grid,
-        whose error bound (degree 0, rect) or estimate is ``curve.evaluator.error_bound`` /
-        ``.error_estimate``.
+    Attributes
+    ----------
+    sample_ : SortedSample
+        The fitted data sorted by score (labels and weights alongside).
+    params_ : LocalParams
+        The validated smoothing parameters.
+    tree_ : LocfitTree or None
+        locfit's evaluation tree (``evaluation="locfit"``, native backend).
 
-    Warns
+    Notes
     -----
-    CalibrationWarning
-        When ``floor(n nn) = 0`` without ``h`` (only exact ties are averaged), or when some
-        grid points have no observation within the bandwidth (NaN there).
+    The pointwise band of :meth:`curve` is ``g +- z sqrt(g (1 - g) sum_i l_i(t)^2)``, with
+    ``l_i(t)`` the linear-smoother weights of the exact fit (Loader 1999, section 2.3:
+    ``Var g(t) = sum_i l_i(t)^2 Var(D_i)``) and the binomial variance at the clipped
+    estimate; zero width where g is 0 or 1. ``counts`` are the observations with positive
+    weight within ``h(t)``.
+
+    Observations of zero weight still count among the ``floor(n nn)`` neighbours, as in
+    locfit, so with ``nn`` an integer weight is not a duplicated row.
+
+    References
+    ----------
+    Loader, C. (1999). *Local Regression and Likelihood*. Springer, ch. 2-3, 12.
+    Machado, Charpentier, Flachaire, Gallic & Hu (2024), slides, "Local regression" and §4.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from locacal import LocalRegressionCalibrator
+    >>> rng = np.random.default_rng(0)
+    >>> s = rng.uniform(size=2000); d = rng.uniform(size=2000) < s ** 2
+    >>> local = LocalRegressionCalibrator().fit(s, d)
+    >>> local.predict([0.2, 0.5, 0.8]).round(2)
+    array([0.06, 0.25, 0.65])
     """
-    params = local_params(degree, nn, h, kernel)
-    evaluation = check_choice(evaluation, EVALUATIONS, "evaluation")
-    points = slides_grid(scores) if grid is None else np.asarray(grid, dtype=np.float64)
-    sample = sort_sample(scores, labels, weights)
-    _warn_tiny_k(sample, params)
-    fits = fit_points(sample, points, params)
-    if evaluation == "locfit":
-        tree = build_tree(sample, params)
-        _warn_unsplittable(tree.unsplittable)
-        raw = tree(points)
-        evaluator = TreeMap(tree, clip=clip)
-    else:
-        raw = fits.value
-        evaluator = GridMap(sample, params, clip=clip)
+
+    def __init__(self, degree: int = 0, nn: float | None = 0.15, h: float | None = None,
+                 kernel: str = "rect", evaluation: str = "exact", backend: str = "native",
+                 maxk: int = 200, clip: bool = True) -> None:
+        self.degree = degree
+        self.nn = nn
+        self.h = h
+        self.kernel = kernel
+        self.evaluation = evaluation
+        self.backend = backend
+        self.maxk = maxk
+        self.clip = clip
+
+    @property
+    def method(self) -> str:  # type: ignore[override]
+        return "locfit" if self.backend == "locfit" else "local"
+
+    def _fit(self, s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> None:
+        self.params_ = local_params(self.degree, self.nn, self.h, self.kernel)
+        check_choice(self.evaluation, EVALUATIONS, "evaluation")
+        check_choice(self.backend, BACKENDS, "backend")
+        check_int(self.maxk, "maxk", minimum=2)  # maxk = 1 aborts R
+        self.sample_ = sort_sample(s, y, w)
+        _warn_tiny_k(self.sample_, self.params_)
+        self.tree_ = None
+        if self.backend == "locfit":
+            self._locfit(self.sample_.scores[:1])  # R reports bad data (and crashes) here
+        elif self.evaluation == "locfit":
+            self.tree_ = build_tree(self.sample_, self.params_)
+            _warn_unsplittable(self.tree_.unsplittable)
+
+    def _locfit(self, points: np.ndarray) -> np.ndarray:
+        from locacal.curves.rlocfit import locfit_estimate
+
+        sample, p = self.sample_, self.params_
+        return locfit_estimate(sample.scores, sample.labels.astype(np.float64),
+                               sample.weights, points, degree=p.degree, nn=p.nn,
+                               h=p.h or 0.0, kernel=p.kernel, maxk=self.maxk,
+                               evaluation=self.evaluation)
+
+    def _raw(self, s: np.ndarray) -> np.ndarray:
+        """Unclipped fitted map at validated scores."""
+        if self.backend == "locfit":
+            return self._locfit(s)
+        if self.tree_ is not None:
+            return self.tree_(s)
+        return fit_points(self.sample_, s, self.params_).value
+
+    def _finish(self, raw: np.ndarray) -> np.ndarray:
+        _warn_empty(raw)
+        return np.clip(raw, 0.0, 1.0) if self.clip else raw
+
+    def _predict(self, s: np.ndarray) -> np.ndarray:
+        return self._finish(self._raw(s))
+
+    def _tabulate(self, grid: np.ndarray, band: str | None,
+                  level: float) -> tuple[np.ndarray, ...]:
+        exact = self.tree_ is None and self.backend == "native"
+        return tabulate_local_fit(self.sample_, self.params_, grid, band, level,
+                                  raw=None if exact else self._raw(grid), clip=self.clip)
+
+    def _curve_params(self) -> dict[str, Any]:
+        params = {"degree": self.params_.degree, "nn": self.params_.nn, "h": self.params_.h,
+                  "kernel": self.params_.kernel, "evaluation": self.evaluation}
+        if self.backend == "locfit":
+            params["maxk"] = self.maxk
+        return params
+
+
+def tabulate_local_fit(sample: SortedSample, params: LocalParams, grid: np.ndarray,
+                       band: str | None, level: float, *, raw: np.ndarray | None = None,
+                       clip: bool = True) -> tuple[np.ndarray, ...]:
+    """Estimate, pointwise band and neighbourhood counts of a local fit at ``grid``.
+
+    ``raw``: the unclipped map at the grid when it is not the exact fit (locfit's tree or R);
+    the band is always the exact fit's (see :class:`LocalRegressionCalibrator`, Notes).
+    """
+    fits = fit_points(sample, grid, params)
+    raw = fits.value if raw is None else raw
     _warn_empty(raw)
     estimate = np.clip(raw, 0.0, 1.0) if clip else raw
-    lower, upper = _band(raw, fits)
-    return CalibrationCurve(
-        grid=points, estimate=estimate, lower=lower, upper=upper, counts=fits.count,
-        method="local",
-        params={"degree": params.degree, "nn": params.nn, "h": params.h,
-                "kernel": params.kernel, "evaluation": evaluation},
-        evaluator=evaluator,
-    )
-
-
-def _band(raw: np.ndarray, fits: PointFits) -> tuple[np.ndarray, np.ndarray]:
-    """Pointwise 95 % band from the smoother weights, clipped to [0, 1]."""
+    if band is None:
+        nan = np.full(grid.shape, np.nan)
+        return estimate, nan, nan, fits.count
     centre = np.clip(raw, 0.0, 1.0)
-    half = Z95 * np.sqrt(centre * (1.0 - centre) * fits.var_factor)
-    return np.clip(raw - half, 0.0, 1.0), np.clip(raw + half, 0.0, 1.0)
+    half = norm.ppf(0.5 + level / 2) * np.sqrt(centre * (1.0 - centre) * fits.var_factor)
+    lower, upper = raw - half, raw + half
+    if clip:
+        lower, upper = np.clip(lower, 0.0, 1.0), np.clip(upper, 0.0, 1.0)
+    return estimate, lower, upper, fits.count
+
+
+def local_curve(scores: Any, labels: Any, weights: Any = None, *, grid: Any = None,
+                **params: Any) -> CalibrationCurve:
+    """``calibration_curve(scores, labels, method="local", ...)`` (kept for locacal 0.1 code).
+
+    ``params`` are those of :class:`LocalRegressionCalibrator`.
+    """
+    from locacal.curves import calibration_curve
+
+    return calibration_curve(scores, labels, method="local", weights=weights, grid=grid,
+                             **params)
 
 
 def _warn_tiny_k(sample: SortedSample, params: LocalParams) -> None:
     if params.h is None and nn_count(sample.n, params.nn) == 0:
         warn(f"n * nn = {sample.n} * {params.nn} < 1: locfit's bandwidth would be 0 (its fit "
              "undefined away from the scores); the neighbourhood is raised to the nearest "
-             "score(s). Increase nn or give h", stacklevel=4)
+             "score(s). Increase nn or give h")
 
 
 def _warn_unsplittable(cells: tuple[float, ...]) -> None:
     if cells:
         warn(f"R's locfit would split its evaluation tree forever near score {cells[0]!r} "
              "(a tied value holding at least floor(n nn) copies) and crash; the native tree "
-             "stops at floating-point resolution there", stacklevel=4)
+             "stops at floating-point resolution there")
 
 
 def _warn_empty(raw: np.ndarray) -> None:
     missing = int(np.count_nonzero(np.isnan(raw)))
     if missing:
         warn(f"{missing} evaluation point(s) have no observation with positive weight within "
-             "the bandwidth; the estimate is NaN there", stacklevel=4)
+             "the bandwidth; the estimate is NaN there (widen h or nn)")

@@ -25,7 +25,7 @@ import numpy as np
 
 from locacal._validation import check_choice, check_fraction, check_int
 from locacal.curves._local_window import KERNELS
-from locacal.curves.curve import CalibrationCurve, slides_grid
+from locacal.curves.curve import CalibrationCurve
 from locacal.curves.local import EVALUATIONS, local_params
 
 __all__ = ["LocfitCrashError", "RBackendUnavailable", "locfit_curve", "locfit_estimate"]
@@ -127,56 +127,12 @@ def locfit_estimate(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray 
                    maxk=maxk, exact=evaluation == "exact")
 
 
-def locfit_curve(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray | None, *,
-                 grid: np.ndarray | None = None, degree: int = 0, nn: float = 0.15,
-                 h: float = 0.0, kernel: str = "rect", maxk: int = 200,
-                 evaluation: str = "locfit", clip: bool = True) -> CalibrationCurve:
-    """Calibration curve by R's locfit, as the 2024 slides fit it.
+def locfit_curve(scores: Any, labels: Any, weights: Any = None, *, grid: Any = None,
+                 **params: Any) -> CalibrationCurve:
+    """``calibration_curve(scores, labels, method="locfit", ...)`` (kept for locacal 0.1
+    code): ``LocalRegressionCalibrator(backend="locfit", evaluation="locfit", **params)``
+    fitted and tabulated."""
+    from locacal.curves import calibration_curve
 
-    Parameters
-    ----------
-    scores, labels, weights : ndarray
-        Validated data.
-    grid : ndarray, optional
-        Evaluation points; default the slides' grid (:func:`slides_grid`).
-    degree : {0, 1, 2}, default 0
-    nn : float, default 0.15
-        Nearest-neighbour fraction (``lp(nn = )``).
-    h : float, default 0
-        Constant bandwidth component (``lp(h = )``); locfit uses the larger of the two.
-    kernel : {"rect", "tricube", "gauss", "epan"}, default "rect"
-    maxk : int, default 200
-        Vertex space of the evaluation tree (the slides use 200).
-    evaluation : {"locfit", "exact"}, default "locfit"
-        ``"locfit"``: what ``predict()`` returns with locfit's default tree; ``"exact"``: the
-        fit evaluated at the grid points themselves.
-    clip : bool, default True
-        Clip to [0, 1] as the slides' code does.
-
-    Returns
-    -------
-    CalibrationCurve
-        Without a band (NaN) or counts (NaN): the bridge returns locfit's fit only. Calling
-        it on new scores asks R again (same fit settings).
-
-    Raises
-    ------
-    RBackendUnavailable
-        R, rpy2 or locfit missing (an ImportError; the message says what to install).
-    LocfitCrashError
-        The tied scores would crash R's locfit; nothing was sent to R.
-    """
-    points = slides_grid(scores) if grid is None else grid
-    settings: dict[str, Any] = {"degree": degree, "nn": nn, "h": h, "kernel": kernel,
-                                "maxk": maxk, "evaluation": evaluation}
-    est = locfit_estimate(scores, labels, weights, points, **settings)
-
-    def evaluate(new_scores: np.ndarray) -> np.ndarray:
-        values = locfit_estimate(scores, labels, weights, new_scores, **settings)
-        return np.clip(values, 0.0, 1.0) if clip else values
-
-    if clip:
-        est = np.clip(est, 0.0, 1.0)
-    nan = np.full(points.size, np.nan)
-    return CalibrationCurve(grid=points, estimate=est, lower=nan, upper=nan, counts=nan,
-                            method="locfit", params=settings, evaluator=evaluate)
+    return calibration_curve(scores, labels, method="locfit", weights=weights, grid=grid,
+                             **params)

@@ -1,23 +1,31 @@
 """Recalibration: fit a map g on a calibration split, apply g(s) to new scores.
 
-A recalibration map is a calibration curve fitted on a calibration split (2024 slides, §4):
-four scikit-learn–compatible recalibrators (:class:`PlattCalibrator`,
-:class:`IsotonicCalibrator`, :class:`BetaCalibrator`, :class:`LocalRegressionCalibrator`), the
-train / calibration / test :func:`split`, and :func:`recalibrate`, which fits them all on the
-calibration split and compares them on every split.
+Every calibrator of :mod:`locacal.curves` is a recalibrator (a calibration curve fitted on a
+calibration split *is* the recalibration map); this package adds the train / calibration /
+test :func:`split` and :func:`recalibrate`, which fits several maps on the calibration split
+and compares them on every split (2024 slides, §4). The calibrator classes are re-exported
+here for code written against locacal 0.1.
 """
 
-from locacal.recalibration.beta import BetaCalibrator
-from locacal.recalibration.isotonic import IsotonicCalibrator
-from locacal.recalibration.local import LocalRegressionCalibrator
-from locacal.recalibration.platt import PlattCalibrator
+from locacal.curves import (
+    BetaCalibrator,
+    BinningCalibrator,
+    IsotonicCalibrator,
+    KernelCalibrator,
+    LocalRegressionCalibrator,
+    LowessCalibrator,
+    PlattCalibrator,
+)
 from locacal.recalibration.split import split
 from locacal.recalibration.workflow import RecalibrationResult, recalibrate
 
 __all__ = [
     "BetaCalibrator",
+    "BinningCalibrator",
     "IsotonicCalibrator",
+    "KernelCalibrator",
     "LocalRegressionCalibrator",
+    "LowessCalibrator",
     "PlattCalibrator",
     "RecalibrationResult",
     "recalibrate",

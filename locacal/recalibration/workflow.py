@@ -13,26 +13,13 @@ from sklearn.base import clone
 
 from locacal import metrics
 from locacal._validation import check_fraction, check_labels, check_probabilities, check_scores
-from locacal.recalibration.beta import BetaCalibrator
-from locacal.recalibration.isotonic import IsotonicCalibrator
-from locacal.recalibration.local import LocalRegressionCalibrator
-from locacal.recalibration.platt import PlattCalibrator
+from locacal.curves import METHODS, make_calibrator
 from locacal.recalibration.split import SPLIT_NAMES
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-__all__ = ["METHODS", "METRIC_COLUMNS", "RecalibrationResult", "recalibrate"]
-
-#: The recalibrators ``recalibrate`` knows by name, with their default settings (those of the
-#: 2024 study: Platt on the score, R's isotonic step function, beta "abm", local regression of
-#: degree 0 with nn = 0.15 and the rectangular kernel).
-METHODS = {
-    "platt": PlattCalibrator,
-    "isotonic": IsotonicCalibrator,
-    "beta": BetaCalibrator,
-    "local": LocalRegressionCalibrator,
-}
+__all__ = ["METRIC_COLUMNS", "RecalibrationResult", "recalibrate"]
 
 #: Metric columns of :attr:`RecalibrationResult.metrics`, in order (``true_mse`` only when
 #: true probabilities are given).
@@ -97,7 +84,7 @@ def _methods(methods: Any) -> dict[str, Any]:
             if name not in METHODS:
                 raise ValueError(f"unknown method {name!r}; choose among {tuple(METHODS)} or "
                                  "pass a {name: estimator} mapping")
-            chosen[name] = METHODS[name]()
+            chosen[name] = make_calibrator(name)
     if not chosen:
         raise ValueError("methods is empty")
     for name in chosen:
@@ -144,7 +131,7 @@ class RecalibrationResult:
     maps : DataFrame
         Every fitted map on ``linspace(0, 1, 101)``: columns ``score, method, recalibrated``.
     calibrators : dict
-        The fitted recalibrators by name (each has ``curve_``, ``predict``).
+        The fitted calibrators by name (each has ``predict`` and ``curve()``).
     threshold : float
         Classification threshold of accuracy, sensitivity and specificity.
     """
@@ -178,7 +165,8 @@ class RecalibrationResult:
             fig = plt.figure(figsize=(10, 4.5))
         ax_map, ax_curve = fig.subplots(1, 2)
         for i, (name, est) in enumerate(self.calibrators.items()):
-            est.curve_.plot(ax=ax_map, band=False, diagonal=i == 0, label=name)
+            est.curve(np.linspace(0.0, 1.0, 201), band=None).plot(
+                ax=ax_map, band=False, diagonal=i == 0, label=name)
         ax_map.set(title="Recalibration maps (fitted on the calibration split)",
                    xlabel="uncalibrated score", ylabel="recalibrated score")
         ax_map.legend()
@@ -235,9 +223,12 @@ def recalibrate(
         The three splits. DataFrames need the columns ``score_column`` and ``label_column``
         (``score`` and ``label``, as :mod:`locacal.simulate` writes them). ``train`` may be
         None when only the calibration and test splits are at hand.
-    methods : sequence of names, or mapping {name: estimator}, default all four
-        Names among ``"platt"``, ``"isotonic"``, ``"beta"``, ``"local"`` (default settings,
-        :data:`METHODS`), or named estimators, e.g.
+    methods : sequence of names, or mapping {name: estimator}, default the 2024 study's four
+        Method names of :func:`~locacal.curves.calibration_curve` (``"platt"``,
+        ``"isotonic"``, ``"beta"``, ``"local"``, ``"binning"``, ``"lowess"``, ``"kernel"``,
+        ``"locfit"``; default settings, those of the 2024 study for the four defaults: Platt
+        on the score, R's isotonic step function, beta "abm", local regression of degree 0
+        with nn = 0.15 and the rectangular kernel), or named estimators, e.g.
         ``{"local_deg2": LocalRegressionCalibrator(degree=2)}``; each is cloned before fitting.
     true_p : str or sequence of three array-likes, optional
         Known probabilities (simulations), which add the true MSE and the ``"true_p"`` rows: the

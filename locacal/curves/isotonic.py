@@ -9,14 +9,14 @@ import numpy as np
 from sklearn.isotonic import IsotonicRegression
 
 from locacal._validation import check_choice
-from locacal.recalibration._base import DISPLAY_GRID, BaseRecalibrator
+from locacal.curves._base import BaseCalibrator
 
 __all__ = ["IsotonicCalibrator"]
 
 INTERPOLATIONS = ("step", "linear")
 
 
-class IsotonicCalibrator(BaseRecalibrator):
+class IsotonicCalibrator(BaseCalibrator):
     r"""Isotonic regression of the label on the score (pool-adjacent-violators, with weights).
 
     The fit solves
@@ -60,9 +60,6 @@ class IsotonicCalibrator(BaseRecalibrator):
         Total weight of each block.
     weight_sum_ : float
         Total weight of the calibration data.
-    curve_ : CalibrationCurve
-        The fitted map (callable on new scores); ``counts`` holds the weight of the block that
-        gives each grid value.
 
     References
     ----------
@@ -73,7 +70,7 @@ class IsotonicCalibrator(BaseRecalibrator):
 
     Examples
     --------
-    >>> from locacal.recalibration import IsotonicCalibrator
+    >>> from locacal import IsotonicCalibrator
     >>> iso = IsotonicCalibrator().fit([0.1, 0.3, 0.3, 0.5, 0.7, 0.7, 0.9],
     ...                                [0, 1, 0, 1, 1, 1, 0])
     >>> iso.block_values_
@@ -82,12 +79,12 @@ class IsotonicCalibrator(BaseRecalibrator):
     array([0.  , 0.5 , 0.5 , 0.75, 0.75])
     """
 
-    _method = "isotonic"
+    method = "isotonic"
 
     def __init__(self, interpolation: str = "step") -> None:
         self.interpolation = interpolation
 
-    def _fit(self, s: np.ndarray, y: np.ndarray, w: np.ndarray) -> None:
+    def _fit(self, s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> None:
         check_choice(self.interpolation, INTERPOLATIONS, "interpolation")
         iso = IsotonicRegression(increasing=True, out_of_bounds="clip")
         iso.fit(s, y, sample_weight=w)
@@ -106,17 +103,23 @@ class IsotonicCalibrator(BaseRecalibrator):
         idx = np.searchsorted(self.knots_, s, side="left")
         return np.minimum(idx, self.knots_.size - 1)
 
-    def _evaluate(self, s: np.ndarray) -> np.ndarray:
+    def _predict(self, s: np.ndarray) -> np.ndarray:
         if self.interpolation == "linear":
             return np.interp(s, self.thresholds_, self.values_)
         return self.block_values_[self._block_index(s)]
 
-    def _curve_grid(self) -> np.ndarray:
-        # Add each knot and the next float above it, so that the steps are drawn vertically.
-        return np.unique(np.concatenate([DISPLAY_GRID, self.knots_,
+    def _with_steps(self, grid: np.ndarray) -> np.ndarray:
+        """``grid`` plus each knot and the next float above it (vertical steps in a plot)."""
+        return np.unique(np.concatenate([grid, self.knots_,
                                          np.nextafter(self.knots_[:-1], 2.0)]))
 
-    def _curve_counts(self, grid: np.ndarray) -> np.ndarray:
+    def _default_grid(self) -> np.ndarray:
+        return self._with_steps(super()._default_grid())
+
+    def _display_grid(self) -> np.ndarray:
+        return self._with_steps(super()._display_grid())
+
+    def _counts(self, grid: np.ndarray) -> np.ndarray:
         return self.block_weights_[self._block_index(grid)]
 
     def _curve_params(self) -> Mapping[str, Any]:

@@ -8,13 +8,13 @@ from typing import Any
 import numpy as np
 from scipy.special import expit
 
-from locacal.recalibration._base import BaseRecalibrator
-from locacal.recalibration._logistic import fit_logistic, logit
+from locacal.curves._base import BaseCalibrator
+from locacal.curves._logistic import fit_logistic, logit
 
 __all__ = ["PlattCalibrator"]
 
 
-class PlattCalibrator(BaseRecalibrator):
+class PlattCalibrator(BaseCalibrator):
     r"""Platt scaling: logistic regression of the label on the score (or on its logit).
 
     .. math::
@@ -40,8 +40,6 @@ class PlattCalibrator(BaseRecalibrator):
         Intercept b.
     weight_sum_ : float
         Total weight of the calibration data.
-    curve_ : CalibrationCurve
-        The fitted map on a grid of [0, 1] (callable on new scores).
 
     Notes
     -----
@@ -59,7 +57,7 @@ class PlattCalibrator(BaseRecalibrator):
     Examples
     --------
     >>> import numpy as np
-    >>> from locacal.recalibration import PlattCalibrator
+    >>> from locacal import PlattCalibrator
     >>> rng = np.random.default_rng(0)
     >>> s = rng.uniform(size=1000); d = rng.uniform(size=1000) < s ** 2
     >>> platt = PlattCalibrator().fit(s, d)
@@ -67,7 +65,8 @@ class PlattCalibrator(BaseRecalibrator):
     array([0.05, 0.26, 0.7 ])
     """
 
-    _method = "platt"
+    method = "platt"
+    _needs_both_classes = True
 
     def __init__(self, logit: bool = False) -> None:
         self.logit = logit
@@ -75,14 +74,15 @@ class PlattCalibrator(BaseRecalibrator):
     def _features(self, s: np.ndarray) -> np.ndarray:
         return logit(s) if self.logit else s
 
-    def _fit(self, s: np.ndarray, y: np.ndarray, w: np.ndarray) -> None:
+    def _fit(self, s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> None:
+        w = np.ones_like(s) if w is None else w
         if not isinstance(self.logit, bool | np.bool_):
             raise TypeError(f"logit must be True or False, got {self.logit!r}")
         intercept, slope = fit_logistic(self._features(s), y, w)
         self.intercept_ = float(intercept)
         self.coef_ = float(slope)
 
-    def _evaluate(self, s: np.ndarray) -> np.ndarray:
+    def _predict(self, s: np.ndarray) -> np.ndarray:
         return expit(self.intercept_ + self.coef_ * self._features(s))
 
     def _curve_params(self) -> Mapping[str, Any]:

@@ -10,8 +10,8 @@ from scipy.optimize import brentq
 from scipy.special import expit
 
 from locacal._validation import check_choice
-from locacal.recalibration._base import BaseRecalibrator
-from locacal.recalibration._logistic import EPS, fit_logistic, logit
+from locacal.curves._base import BaseCalibrator
+from locacal.curves._logistic import EPS, fit_logistic, logit
 
 __all__ = ["BetaCalibrator"]
 
@@ -30,7 +30,7 @@ def _midpoint(a: float, b: float, c: float) -> float:
     return float(brentq(h, lo, hi, xtol=1e-15, rtol=4 * EPS))
 
 
-class BetaCalibrator(BaseRecalibrator):
+class BetaCalibrator(BaseCalibrator):
     r"""Beta calibration: a logistic regression on log(s) and log(1 - s).
 
     .. math::
@@ -59,8 +59,6 @@ class BetaCalibrator(BaseRecalibrator):
         when a_ or b_ is 0).
     weight_sum_ : float
         Total weight of the calibration data.
-    curve_ : CalibrationCurve
-        The fitted map on a grid of [0, 1] (callable on new scores).
 
     Notes
     -----
@@ -89,7 +87,7 @@ class BetaCalibrator(BaseRecalibrator):
     Examples
     --------
     >>> import numpy as np
-    >>> from locacal.recalibration import BetaCalibrator
+    >>> from locacal import BetaCalibrator
     >>> rng = np.random.default_rng(1)
     >>> s = rng.beta(0.5, 0.5, size=20_000); d = rng.uniform(size=s.size) < s
     >>> beta = BetaCalibrator().fit(s, d)
@@ -97,12 +95,14 @@ class BetaCalibrator(BaseRecalibrator):
     (1.0, 1.0, 0.0)
     """
 
-    _method = "beta"
+    method = "beta"
+    _needs_both_classes = True
 
     def __init__(self, parameters: str = "abm") -> None:
         self.parameters = parameters
 
-    def _fit(self, s: np.ndarray, y: np.ndarray, w: np.ndarray) -> None:
+    def _fit(self, s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> None:
+        w = np.ones_like(s) if w is None else w
         check_choice(self.parameters, PARAMETERS, "parameters")
         clipped = np.clip(s, EPS, 1.0 - EPS)
         if self.parameters == "am":
@@ -142,7 +142,7 @@ class BetaCalibrator(BaseRecalibrator):
             a, b = (0.0, coef) if keep == 1 else (coef, 0.0)
         return a, b, c + shift * (a - b)
 
-    def _evaluate(self, s: np.ndarray) -> np.ndarray:
+    def _predict(self, s: np.ndarray) -> np.ndarray:
         clipped = np.clip(s, EPS, 1.0 - EPS)
         eta = np.full(clipped.shape, self.c_)
         if self.a_ != 0.0:

@@ -1,0 +1,223 @@
+"""What every calibrator shares: input checks, the scikit-learn protocol, the map as a curve.
+
+A calibration curve and a recalibration map are one object: an estimate of
+g(p) = E[D | s(X) = p] fitted on (scores, labels). Every method of locacal is therefore one
+class deriving from :class:`BaseCalibrator`, with scikit-learn's estimator API:
+
+* hyperparameters only in ``__init__`` (stored as given, validated in ``fit``), fitted state
+  in attributes ending in ``_`` (picklable: arrays, numbers, small dataclasses; no closures);
+* ``fit(X, y, sample_weight=None)`` with ``X`` the scores, 1-D or one column;
+* ``predict(X)``: the fitted map g at new scores, shape (n,), values in [0, 1];
+* ``predict_proba(X)``: ``[1 - g, g]``, shape (n, 2);
+* ``transform(X)``: ``predict`` shaped like the input, so a calibrator ends a Pipeline;
+* ``curve(grid=None, *, band="pointwise", level=0.95)``: the map tabulated as a
+  :class:`~locacal.curves.curve.CalibrationCurve`, which keeps the fitted calibrator.
+
+A subclass implements ``_fit(s, y, w)``, ``_predict(s)`` and, optionally, ``_default_grid()``,
+``_pointwise_band(grid, estimate, level)``, ``_counts(grid)`` and ``_curve_params()`` (or
+``_tabulate`` to compute estimate, band and counts together).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+import numpy as np
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils.validation import check_is_fitted
+
+from locacal._validation import (
+    check_choice,
+    check_fraction,
+    check_labels,
+    check_scores,
+    check_weights,
+    warn,
+)
+from locacal.curves.curve import CalibrationCurve, slides_grid
+
+__all__ = ["BANDS", "BaseCalibrator", "check_level"]
+
+#: How error messages name ``X`` and ``y``: by what they hold, the package's vocabulary.
+SCORES, LABELS = "scores", "labels"
+#: Grid of [0, 1] on which ``curve_`` shows a fitted map.
+DISPLAY_GRID = np.linspace(0.0, 1.0, 201)
+#: Values of ``band`` accepted by :meth:`BaseCalibrator.curve`.
+BANDS = ("pointwise", None)
+
+
+def check_level(level: Any) -> float:
+    """Validate a confidence level in the open interval (0, 1)."""
+    value = check_fraction(level, "level")
+    if value >= 1.0:
+        raise ValueError(f"level must lie in (0, 1), got {level!r}")
+    return value
+
+
+def _as_scores(X: Any, name: str) -> np.ndarray:
+    """Scores from what a scikit-learn user passes as ``X``, with scikit-learn's wording for
+    the inputs no calibrator accepts (sparse, complex, no column), then locacal's checks."""
+    if hasattr(X, "toarray") and hasattr(X, "nnz"):  # SciPy sparse matrix or array
+        raise TypeError(f"{name}: sparse input is not supported; pass a dense 1-D array of "
+                        "scores")
+    if np.iscomplexobj(X):
+        raise ValueError(f"{name}: Complex data not supported")
+    shape = np.shape(X)
+    if len(shape) == 2 and shape[1] == 0:
+        raise ValueError(f"{name} has 0 feature(s) (shape={shape}) while a minimum of 1 is "
+                         "required.")
+    return check_scores(X, name)
+
+
+class BaseCalibrator(TransformerMixin, BaseEstimator):
+    """Shared protocol of locacal's calibrators (not for direct use; see the subclasses).
+
+    Attributes set by ``fit``
+    -------------------------
+    n_features_in_ : int
+        Always 1 (the score).
+    weight_sum_ : float
+        Total weight of the data the map was fitted on (n without weights).
+    score_range_ : tuple of float
+        Smallest and largest fitted score: the default curve grid stays within it, where the
+        data are.
+    """
+
+    #: Name of the method, as ``calibration_curve(method=...)`` and ``recalibrate`` know it.
+    method: ClassVar[str] = ""
+    #: Whether a fit on one class is an error (logistic fits diverge) rather than a warning.
+    _needs_both_classes: ClassVar[bool] = False
+
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> BaseCalibrator:
+        """Fit the map g on scores ``X`` and 0/1 labels ``y``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n,) or (n, 1)
+            Scores in [0, 1].
+        y : array-like of shape (n,)
+            Observed events, 0/1 or bool.
+        sample_weight : array-like of shape (n,), optional
+            Non-negative relative case weights (exposure, survey weights). Rows of weight
+            zero are dropped before the fit: they are not in the sample (so they do not count
+            among the nearest neighbours of ``nn`` either).
+
+        Returns
+        -------
+        self
+        """
+        s = _as_scores(X, SCORES)
+        d = check_labels(y, s.size, LABELS)
+        w = check_weights(sample_weight, s.size, "sample_weight")
+        if w is not None and not (w > 0).any():
+            raise ValueError("sample_weight: all weights are zero")
+        if w is not None and not (w > 0).all():  # a case of weight zero is not in the sample
+            keep = w > 0
+            s, d, w = s[keep], d[keep], w[keep]
+        present = d
+        if present.size < 2:
+            raise ValueError("a calibration map needs at least 2 observations with positive "
+                             f"weight, got n_samples = {present.size}")
+        if present.min() == present.max():
+            message = (f"{LABELS} hold a single class ({int(present[0])}): the map can only "
+                       "be the constant event rate")
+            if self._needs_both_classes:
+                raise ValueError(f"{message}; {type(self).__name__} needs both classes")
+            warn(message)
+        self._fit(s, d, w)
+        self.n_features_in_ = 1
+        self.weight_sum_ = float(s.size if w is None else w.sum())
+        self.score_range_ = (float(s.min()), float(s.max()))
+        return self
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Calibrated probabilities g(s) at the scores ``X`` (1-D or one column), shape (n,)."""
+        check_is_fitted(self)
+        return self._predict(_as_scores(X, SCORES))
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """``[1 - g(s), g(s)]`` for each score: shape (n, 2), columns for classes 0 and 1."""
+        g = self.predict(X)
+        return np.column_stack([1.0 - g, g])
+
+    def transform(self, X: Any) -> np.ndarray:
+        """``predict`` shaped like the input: 1-D for 1-D input, (n, 1) for a column."""
+        out = self.predict(X)
+        return out.reshape(-1, 1) if np.ndim(X) == 2 else out
+
+    def curve(self, grid: Any = None, *, band: str | None = "pointwise",
+              level: float = 0.95) -> CalibrationCurve:
+        """The fitted map tabulated on ``grid`` as a :class:`CalibrationCurve`.
+
+        Parameters
+        ----------
+        grid : array-like of points in [0, 1], optional
+            Default: the method's own grid (100 equally spaced points of [0, 1] within the
+            fitted scores' range, the 2024 slides' grid; bin centres for binning).
+        band : {"pointwise", None}, default "pointwise"
+            ``"pointwise"``: the method's pointwise confidence band at ``level`` where it has
+            one (see the subclass), NaN otherwise; None: no band (NaN).
+        level : float in (0, 1), default 0.95
+            Confidence level of the band.
+
+        Returns
+        -------
+        CalibrationCurve
+            Holds this fitted calibrator as ``estimator``; calling the curve on new scores is
+            ``estimator.predict``.
+        """
+        check_is_fitted(self)
+        if band is not None:
+            check_choice(band, BANDS[:-1], "band")
+        level = check_level(level)
+        points = self._default_grid() if grid is None else check_scores(grid, "grid")
+        estimate, lower, upper, counts = self._tabulate(points, band, level)
+        return CalibrationCurve(grid=points, estimate=estimate, lower=lower, upper=upper,
+                                counts=counts, method=self.method,
+                                params=self._curve_params(), estimator=self)
+
+    @property
+    def curve_(self) -> CalibrationCurve:
+        """The fitted map on a display grid of the whole of [0, 1] (steps of 0.005), kept for
+        code written against the recalibrators of locacal 0.1; :meth:`curve` is the general
+        form."""
+        check_is_fitted(self)
+        return self.curve(self._display_grid())
+
+    # -- hooks -----------------------------------------------------------------------------
+
+    def _fit(self, s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> None:
+        raise NotImplementedError
+
+    def _predict(self, s: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def _tabulate(self, grid: np.ndarray, band: str | None,
+                  level: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Estimate, band and counts at the grid (override to share work between them)."""
+        estimate = self._predict(grid)
+        nan = np.full(grid.shape, np.nan)
+        lower, upper = nan, nan
+        if band == "pointwise":
+            lower, upper = self._pointwise_band(grid, estimate, level)
+        return estimate, lower, upper, self._counts(grid)
+
+    def _display_grid(self) -> np.ndarray:
+        return DISPLAY_GRID
+
+    def _default_grid(self) -> np.ndarray:
+        lo, hi = self.score_range_
+        return slides_grid(np.array([lo, hi]))
+
+    def _pointwise_band(self, grid: np.ndarray, estimate: np.ndarray,
+                        level: float) -> tuple[np.ndarray, np.ndarray]:
+        nan = np.full(grid.shape, np.nan)
+        return nan, nan
+
+    def _counts(self, grid: np.ndarray) -> np.ndarray:
+        """Weight behind the map at each grid point: all of it for a global fit."""
+        return np.full(grid.shape, self.weight_sum_)
+
+    def _curve_params(self) -> Mapping[str, Any]:
+        return self.get_params(deep=False)

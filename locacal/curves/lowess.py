@@ -1,0 +1,96 @@
+"""Calibration curve by LOWESS (Cleveland 1979): :class:`LowessCalibrator`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from locacal._validation import check_fraction, check_int, check_positive
+from locacal.curves._base import BaseCalibrator
+from locacal.curves._local_fit import LocalParams, fit_points
+from locacal.curves._local_window import sort_sample
+from locacal.curves.local import tabulate_local_fit
+
+__all__ = ["LowessCalibrator"]
+
+
+class LowessCalibrator(BaseCalibrator):
+    """LOWESS: local linear regression with tricube weights on the ``frac`` nearest scores.
+
+    Without robustness iterations this is the local fit of degree 1 with the tricube kernel
+    and ``nn = frac`` (Cleveland 1979, eq. 2.1-2.2, the same estimator as
+    :class:`~locacal.curves.local.LocalRegressionCalibrator` with those settings), computed
+    by locacal's exact engine: it equals statsmodels' ``lowess(y, s, frac, it=0,
+    xvals=...)`` to 1e-12 (tested), takes case weights, and is defined on degenerate input
+    (all scores tied: the mean label). Robustness iterations (``it > 0``) or ``delta > 0``
+    are statsmodels' algorithm and are computed by statsmodels (no weights then).
+
+    Parameters
+    ----------
+    frac : float in (0, 1], default 0.15
+        Share of the data in each local fit (the LCS's neighbourhood size; statsmodels' own
+        default is 2/3).
+    it : int >= 0, default 0
+        Robustness iterations. **Off by default**: they down-weight large residuals, and
+        with 0/1 outcomes those are the minority class's, so robust iterations pull the
+        curve towards the majority class and bias g. statsmodels' default (3) is meant for
+        continuous outcomes with outliers.
+    delta : float >= 0, default 0
+        statsmodels' speed-up (skip fits closer than ``delta``); 0 is exact.
+    clip : bool, default True
+        Clip the map to [0, 1].
+
+    Notes
+    -----
+    The pointwise band of :meth:`curve` is that of the local fit (see
+    :class:`~locacal.curves.local.LocalRegressionCalibrator`); none with ``it > 0``.
+
+    References
+    ----------
+    Cleveland, W. S. (1979). Robust locally weighted regression and smoothing scatterplots.
+    JASA 74, 829-836.
+    """
+
+    method = "lowess"
+
+    def __init__(self, frac: float = 0.15, it: int = 0, delta: float = 0.0,
+                 clip: bool = True) -> None:
+        self.frac = frac
+        self.it = it
+        self.delta = delta
+        self.clip = clip
+
+    def _fit(self, s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> None:
+        frac = check_fraction(self.frac, "frac")
+        it = check_int(self.it, "it", minimum=0)
+        delta = 0.0 if self.delta == 0 else check_positive(self.delta, "delta")
+        self.statsmodels_ = it > 0 or delta > 0
+        if self.statsmodels_ and w is not None:
+            raise ValueError("it: robustness iterations (and delta > 0) are statsmodels' "
+                             "lowess, which takes no weights; use it=0, delta=0 with weights")
+        self.sample_ = sort_sample(s, y, w)
+        self.params_ = LocalParams(degree=1, nn=frac, h=None, kernel="tricube")
+
+    def _raw(self, s: np.ndarray) -> np.ndarray:
+        if self.statsmodels_:
+            import statsmodels.api as sm
+
+            return sm.nonparametric.lowess(self.sample_.labels.astype(np.float64),
+                                           self.sample_.scores, frac=self.frac, it=self.it,
+                                           delta=self.delta, xvals=s)
+        return fit_points(self.sample_, s, self.params_).value
+
+    def _predict(self, s: np.ndarray) -> np.ndarray:
+        raw = self._raw(s)
+        return np.clip(raw, 0.0, 1.0) if self.clip else raw
+
+    def _tabulate(self, grid: np.ndarray, band: str | None,
+                  level: float) -> tuple[np.ndarray, ...]:
+        if self.statsmodels_:
+            return super()._tabulate(grid, None, level)
+        return tabulate_local_fit(self.sample_, self.params_, grid, band, level,
+                                  clip=self.clip)
+
+    def _curve_params(self) -> dict[str, Any]:
+        return {"frac": self.frac, "it": self.it, "delta": self.delta}
