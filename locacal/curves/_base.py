@@ -61,13 +61,16 @@ def _as_scores(X: Any, name: str) -> np.ndarray:
     if hasattr(X, "toarray") and hasattr(X, "nnz"):  # SciPy sparse matrix or array
         raise TypeError(f"{name}: sparse input is not supported; pass a dense 1-D array of "
                         "scores")
-    if np.iscomplexobj(X):
+    try:
+        arr = X.to_numpy() if hasattr(X, "to_numpy") else np.asarray(X)
+    except (TypeError, ValueError):  # ragged input: check_scores says what is wrong
+        return check_scores(X, name)
+    if arr.dtype.kind == "c":
         raise ValueError(f"{name}: Complex data not supported")
-    shape = np.shape(X)
-    if len(shape) == 2 and shape[1] == 0:
-        raise ValueError(f"{name} has 0 feature(s) (shape={shape}) while a minimum of 1 is "
-                         "required.")
-    return check_scores(X, name)
+    if arr.ndim == 2 and arr.shape[1] == 0:
+        raise ValueError(f"{name} has 0 feature(s) (shape={arr.shape}) while a minimum of 1 "
+                         "is required.")
+    return check_scores(arr, name)
 
 
 class BaseCalibrator(TransformerMixin, BaseEstimator):
@@ -110,8 +113,6 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
         s = _as_scores(X, SCORES)
         d = check_labels(y, s.size, LABELS)
         w = check_weights(sample_weight, s.size, "sample_weight")
-        if w is not None and not (w > 0).any():
-            raise ValueError("sample_weight: all weights are zero")
         if w is not None and not (w > 0).all():  # a case of weight zero is not in the sample
             keep = w > 0
             s, d, w = s[keep], d[keep], w[keep]
