@@ -175,14 +175,12 @@ def _one_column(arr: np.ndarray, name: str, *, from_pandas: bool = False,
         return arr[:, 0]
     if arr.ndim == 1:
         return arr
+    message = f"{name} must be 1-D (or a single column), got shape {arr.shape}"
     if proba_hint and arr.ndim == 2 and arr.shape[1] == 2:
         column = f"{name}.iloc[:, 1]" if from_pandas else f"{name}[:, 1]"
-        raise ValueError(
-            f"{name} has shape {arr.shape}: two columns, like the output of predict_proba "
-            f"(one column per class). Pass the probability of the positive class, {column}"
-        )
-    message = f"{name} must be 1-D (or a single column), got shape {arr.shape}"
-    if proba_hint and arr.ndim == 2:
+        message += (": two columns, like the output of predict_proba (one column per class). "
+                    f"Pass the probability of the positive class, {column}")
+    elif proba_hint and arr.ndim == 2:
         message += (": locacal assesses binary classifiers; for one class of a multiclass "
                     "predict_proba pass its column against one-vs-rest labels")
     raise ValueError(message)

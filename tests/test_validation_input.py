@@ -146,7 +146,8 @@ def test_property_pos_label_recovers_the_indicator(z, pair, container):
 
 def test_predict_proba_output_points_at_the_positive_column():
     proba = np.column_stack([1 - np.array(S), S])
-    with pytest.raises(ValueError, match=r"shape \(4, 2\).*predict_proba.*scores\[:, 1\]"):
+    with pytest.raises(ValueError, match=r"scores must be 1-D .*shape \(4, 2\).*"
+                                         r"predict_proba.*scores\[:, 1\]"):
         check_scores_labels(proba, Z)
     with pytest.raises(ValueError, match=r"predict_proba.*scores\.iloc\[:, 1\]"):
         check_scores_labels(pd.DataFrame(proba, columns=["p0", "p1"]), Z)
