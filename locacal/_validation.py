@@ -4,47 +4,213 @@ Every public function of locacal passes its data through this module, so that th
 rules are the same everywhere:
 
 * anything array-like is accepted (list, tuple, NumPy array, pandas Series, a one-column
-  DataFrame or an ``(n, 1)`` array);
+  DataFrame or an ``(n, 1)`` array); a two-column ``(n, 2)`` input, the raw output of
+  ``predict_proba``, is refused with a pointer to its positive-class column ``[:, 1]``;
 * ``scores`` must be finite and lie in [0, 1];
-* ``labels`` must be 0/1 (ints, floats or bools);
+* ``labels`` must be 0/1 (ints, floats or bools), or any two class names (strings,
+  {-1, 1}, {1, 2}, categories) together with ``pos_label``, the positive class;
 * ``weights`` must be finite, non-negative and not all zero;
-* lengths must agree and arrays must not be empty.
+* lengths must agree and arrays must not be empty;
+* pandas inputs that meet (scores, labels, weights, true_p) must share one index, in the
+  same order, because locacal pairs observations by position, not by index label.
 
 Errors are :class:`ValueError` (bad values) or :class:`TypeError` (bad types) whose message
 names the argument and shows the first offending value and its position. Weak but valid input
-(one class only) gives a :class:`CalibrationWarning`.
+(one class only, all scores equal, scores that are all 0 or 1) gives a
+:class:`CalibrationWarning`.
+
+Warnings
+--------
+Warnings go through :func:`warn`, never :func:`warnings.warn` directly:
+
+* :func:`warn` walks up the call stack to the first frame outside the locacal package and
+  attributes the warning to that line, so users see the line of their own code that called
+  locacal, however deep inside the package the cause was found (no ``stacklevel`` to count);
+* every public function (and public method) is decorated with :func:`public_api`::
+
+      from locacal._validation import check_scores_labels, public_api
+
+      @public_api
+      def brier_score(scores, labels, *, weights=None, pos_label=None):
+          s, y, w = check_scores_labels(scores, labels, weights, pos_label=pos_label)
+          ...
+
+  The decorator opens a warning scope for the duration of the call; public functions called
+  from inside share the scope of the outermost one. Inside a scope, :func:`warn` emits each
+  distinct (category, message) once, so a cause found by several inner checks warns once per
+  user call. The scope lives in a :class:`contextvars.ContextVar`, so concurrent calls in
+  other threads keep their own scopes. Outside any scope (private helpers called directly)
+  :func:`warn` emits every time.
 """
 
 from __future__ import annotations
 
+import contextvars
+import functools
 import numbers
+import os
+import sys
 import warnings
-from collections.abc import Iterable, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, ParamSpec, TypeVar
 
 import numpy as np
 
 __all__ = [
     "CalibrationWarning",
     "as_1d_float",
+    "check_aligned",
     "check_choice",
     "check_fraction",
     "check_int",
+    "check_labels",
     "check_positive",
     "check_probabilities",
     "check_scores",
     "check_scores_labels",
+    "public_api",
     "warn",
 ]
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+# Every file of the package lives under this folder; the first frame outside it is the user's.
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+# The (category, message) pairs already emitted in the current public call; None outside one.
+_EMITTED: contextvars.ContextVar[set[tuple[type[Warning], str]] | None] = (
+    contextvars.ContextVar("locacal_emitted_warnings", default=None)
+)
+
+# How many distinct label values an error message lists before it writes "...".
+_SHOWN_VALUES = 10
 
 
 class CalibrationWarning(UserWarning):
     """Statistically weak but valid input (one class, tiny bins, few distinct scores)."""
 
 
-def warn(message: str, stacklevel: int = 3) -> None:
-    """Issue a :class:`CalibrationWarning` pointing at the caller's caller."""
-    warnings.warn(message, CalibrationWarning, stacklevel=stacklevel)
+def public_api(func: Callable[_P, _R]) -> Callable[_P, _R]:
+    """Decorate a public function so that each warning cause is emitted once per call.
+
+    The outermost decorated call opens a scope (a fresh set in a context variable) and closes
+    it on return or error; decorated functions it calls reuse that scope. Inside the scope
+    :func:`warn` drops a (category, message) pair it has already emitted.
+    """
+
+    @functools.wraps(func)
+    def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        if _EMITTED.get() is not None:
+            return func(*args, **kwargs)
+        token = _EMITTED.set(set())
+        try:
+            return func(*args, **kwargs)
+        finally:
+            _EMITTED.reset(token)
+
+    return wrapper
+
+
+def _user_stacklevel() -> int:
+    """The ``stacklevel`` for :func:`warnings.warn`, called from :func:`warn`, that names the
+    first frame outside the locacal package (level 1 is :func:`warn` itself)."""
+    frame = sys._getframe(2)  # the caller of warn()
+    level = 2
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        frame = frame.f_back
+        level += 1
+    return level
+
+
+def warn(message: str, stacklevel: int | None = None, *,
+         category: type[Warning] = CalibrationWarning) -> None:
+    """Issue a warning (a :class:`CalibrationWarning` by default) at the user's line.
+
+    The warning is attributed to the first frame outside the locacal package. Inside a
+    :func:`public_api` call, a (category, message) pair already emitted in that call is
+    dropped.
+
+    Parameters
+    ----------
+    message : str
+        The warning text; say what is weak and what the result then means.
+    stacklevel : int or None
+        Ignored: the level is computed by walking the stack. Accepted so that older calls
+        that still pass it keep working.
+    category : type of Warning
+        The warning class.
+    """
+    emitted = _EMITTED.get()
+    if emitted is not None:
+        key = (category, message)
+        if key in emitted:
+            return
+        emitted.add(key)
+    warnings.warn(message, category, stacklevel=_user_stacklevel())
+
+
+def _as_array(values: Any, name: str) -> np.ndarray:
+    """``values`` as a NumPy array of any dtype and shape; TypeError for non-array input."""
+    if values is None:
+        raise TypeError(f"{name} must be array-like, got None")
+    if isinstance(values, str | bytes):
+        raise TypeError(f"{name} must be array-like of numbers, got a string")
+    if hasattr(values, "to_numpy"):
+        values = values.to_numpy()
+    try:
+        return np.asarray(values)
+    except (TypeError, ValueError) as exc:  # ragged lists and the like
+        raise TypeError(f"{name} must be array-like of numbers: {exc}") from None
+
+
+def _one_column(arr: np.ndarray, name: str, *, from_pandas: bool = False,
+                proba_hint: bool = False) -> np.ndarray:
+    """Flatten an ``(n, 1)`` array; refuse any other shape that is not 1-D.
+
+    With ``proba_hint``, an ``(n, 2)`` array is recognised as the output of ``predict_proba``
+    and the message says which column to pass.
+    """
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        return arr[:, 0]
+    if arr.ndim == 1:
+        return arr
+    message = f"{name} must be 1-D (or a single column), got shape {arr.shape}"
+    if proba_hint and arr.ndim == 2 and arr.shape[1] == 2:
+        column = f"{name}.iloc[:, 1]" if from_pandas else f"{name}[:, 1]"
+        message += (": two columns, like the output of predict_proba (one column per class). "
+                    f"Pass the probability of the positive class, {column}")
+    elif proba_hint and arr.ndim == 2:
+        message += (": locacal assesses binary classifiers; for one class of a multiclass "
+                    "predict_proba pass its column against one-vs-rest labels")
+    raise ValueError(message)
+
+
+def _float_column(values: Any, name: str, *, proba_hint: bool = False) -> np.ndarray:
+    """The work of :func:`as_1d_float`, optionally with the ``predict_proba`` hint."""
+    arr = _as_array(values, name)
+    if arr.dtype == object:
+        try:
+            arr = arr.astype(np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(f"{name} must contain numbers only") from None
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must contain numbers, got dtype {arr.dtype}")
+    arr = _one_column(arr, name, from_pandas=_is_pandas(values), proba_hint=proba_hint)
+    if arr.size == 0:
+        raise ValueError(f"{name} is empty")
+    arr = np.ascontiguousarray(arr, dtype=np.float64)
+    _check_finite(arr, name)
+    return arr
+
+
+def _check_finite(arr: np.ndarray, name: str) -> None:
+    finite = np.isfinite(arr)
+    if not finite.all():
+        i = int(np.flatnonzero(~finite)[0])
+        raise ValueError(
+            f"{name} contains NaN or infinite values (first at position {i}: {float(arr[i])})"
+        )
 
 
 def as_1d_float(values: Any, name: str) -> np.ndarray:
@@ -55,42 +221,11 @@ def as_1d_float(values: Any, name: str) -> np.ndarray:
     Raises ``TypeError`` for non-numeric input and ``ValueError`` for empty, non-1-D,
     NaN or infinite input.
     """
-    if values is None:
-        raise TypeError(f"{name} must be array-like, got None")
-    if isinstance(values, str | bytes):
-        raise TypeError(f"{name} must be array-like of numbers, got a string")
-    if hasattr(values, "to_numpy"):
-        values = values.to_numpy()
-    try:
-        arr = np.asarray(values)
-    except (TypeError, ValueError) as exc:  # ragged lists and the like
-        raise TypeError(f"{name} must be array-like of numbers: {exc}") from None
-    if arr.dtype == object:
-        try:
-            arr = arr.astype(np.float64)
-        except (TypeError, ValueError):
-            raise TypeError(f"{name} must contain numbers only") from None
-    if arr.dtype.kind not in "biuf":
-        raise TypeError(f"{name} must contain numbers, got dtype {arr.dtype}")
-    if arr.ndim == 2 and arr.shape[1] == 1:
-        arr = arr[:, 0]
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be 1-D (or a single column), got shape {arr.shape}")
-    if arr.size == 0:
-        raise ValueError(f"{name} is empty")
-    arr = np.ascontiguousarray(arr, dtype=np.float64)
-    finite = np.isfinite(arr)
-    if not finite.all():
-        i = int(np.flatnonzero(~finite)[0])
-        raise ValueError(
-            f"{name} contains NaN or infinite values (first at position {i}: {float(arr[i])})"
-        )
-    return arr
+    return _float_column(values, name)
 
 
-def check_scores(scores: Any, name: str = "scores") -> np.ndarray:
-    """Validate scores: a finite 1-D float array with every value in [0, 1]."""
-    s = as_1d_float(scores, name)
+def _unit_interval(values: Any, name: str, *, proba_hint: bool) -> np.ndarray:
+    s = _float_column(values, name, proba_hint=proba_hint)
     bad = (s < 0.0) | (s > 1.0)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
@@ -98,16 +233,149 @@ def check_scores(scores: Any, name: str = "scores") -> np.ndarray:
     return s
 
 
-def check_labels(labels: Any, n: int, name: str = "labels") -> np.ndarray:
-    """Validate binary labels of length ``n`` and return them as 0.0/1.0 floats."""
-    y = as_1d_float(labels, name)
-    if y.size != n:
-        raise ValueError(f"{name} has length {y.size} but scores have length {n}")
-    bad = (y != 0.0) & (y != 1.0)
-    if bad.any():
+def check_scores(scores: Any, name: str = "scores", *,
+                 warn_class_predictions: bool = False) -> np.ndarray:
+    """Validate scores: a finite 1-D float array with every value in [0, 1].
+
+    A two-column ``(n, 2)`` input (the raw output of ``predict_proba``) raises a ValueError
+    that points at its positive-class column ``scores[:, 1]``. With
+    ``warn_class_predictions``, scores that take only the values 0 and 1 warn that they look
+    like class predictions (``predict``) rather than probabilities. It is off by default
+    because this function also validates points at which a fitted curve is evaluated, where
+    0 and 1 are ordinary points; :func:`check_scores_labels` turns it on.
+    """
+    s = _unit_interval(scores, name, proba_hint=True)
+    if warn_class_predictions:
+        _warn_if_class_predictions(s, name)
+    return s
+
+
+def _warn_if_class_predictions(s: np.ndarray, name: str) -> None:
+    """Warn when the scores hold both 0 and 1 and nothing else.
+
+    Scores that are all 0 (or all 1) are left to the "all scores equal" warning.
+    """
+    if s.size < 2 or s.min() == s.max():
+        return
+    if ((s == 0.0) | (s == 1.0)).all():
+        warn(f"all {name} are exactly 0 or 1: they look like class predictions (predict), "
+             f"not probabilities; pass the probability of the positive class "
+             f"(predict_proba(X)[:, 1])")
+
+
+def _is_pandas(values: Any) -> bool:
+    pd = sys.modules.get("pandas")  # a pandas object implies pandas is already imported
+    return pd is not None and isinstance(values, pd.Series | pd.DataFrame)
+
+
+def _shown(values: Sequence[Any]) -> str:
+    """Distinct values for a message: at most ``_SHOWN_VALUES`` reprs, comma-separated."""
+    text = ", ".join(repr(v) for v in values[:_SHOWN_VALUES])
+    return text + ", ..." if len(values) > _SHOWN_VALUES else text
+
+
+def _plain(value: Any) -> Any:
+    """A NumPy scalar as the Python scalar it holds (for readable messages)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _distinct(arr: np.ndarray) -> list[Any]:
+    """The distinct values of a 1-D array as Python objects, sorted when they can be."""
+    import pandas as pd
+
+    values = [_plain(v) for v in pd.unique(arr)]
+    try:
+        return sorted(values)
+    except TypeError:  # mixed types: keep the order of appearance
+        return values
+
+
+def _as_label_array(values: Any, name: str) -> np.ndarray:
+    """Labels as a 1-D array: numeric/bool, or strings/objects (class names)."""
+    arr = _one_column(_as_array(values, name), name, from_pandas=_is_pandas(values))
+    if arr.size == 0:
+        raise ValueError(f"{name} is empty")
+    if arr.dtype == object:
+        import pandas as pd
+
+        missing = pd.isna(arr)
+        if missing.any():
+            i = int(np.flatnonzero(missing)[0])
+            raise ValueError(f"{name} contains missing values (first at position {i}: "
+                             f"{arr[i]!r})")
+        if all(isinstance(v, numbers.Number | np.bool_) for v in arr):
+            try:
+                arr = arr.astype(np.float64)
+            except (TypeError, ValueError):
+                raise TypeError(f"{name} must hold numbers, bools or strings") from None
+    if arr.dtype.kind == "f":
+        _check_finite(arr, name)
+    elif arr.dtype.kind not in "biuOUS":
+        raise TypeError(f"{name} must hold class labels (numbers, bools or strings), got "
+                        f"dtype {arr.dtype}")
+    return arr
+
+
+def _labels_with_pos_label(arr: np.ndarray, name: str, pos_label: Any) -> np.ndarray:
+    """``arr == pos_label`` as 0.0/1.0, after checking that there are at most two classes
+    and that ``pos_label`` is one of them."""
+    is_pos = np.asarray(arr == pos_label)
+    if is_pos.shape != arr.shape or is_pos.dtype != bool:  # an incomparable pos_label
+        is_pos = np.zeros(arr.shape, dtype=bool)
+    if not is_pos.any():
+        raise ValueError(f"pos_label={pos_label!r} is not among the {name}, which hold "
+                         f"{_shown(_distinct(arr))}")
+    rest = arr[~is_pos]
+    if rest.size and not np.asarray(rest == rest[0]).all():
+        values = _distinct(arr)
+        raise ValueError(f"{name} must hold two classes; found {len(values)} distinct values: "
+                         f"{_shown(values)}")
+    return is_pos.astype(np.float64)
+
+
+def _labels_without_pos_label(arr: np.ndarray, name: str) -> np.ndarray:
+    """Numeric/bool 0/1 labels as 0.0/1.0; anything else raises, pointing at ``pos_label``."""
+    if arr.dtype.kind in "biuf":
+        y = np.ascontiguousarray(arr, dtype=np.float64)
+        bad = (y != 0.0) & (y != 1.0)
+        if not bad.any():
+            return y
         i = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"{name} must be 0/1 (or bool); position {i} holds {float(y[i])!r}")
-    return y
+        message = f"{name} must be 0/1 (or bool); position {i} holds {arr[i].item()!r}"
+    else:
+        message = f"{name} hold class names, not 0/1"
+    values = _distinct(arr)
+    if len(values) > 2:
+        raise ValueError(f"{message}; labels must hold two classes but {len(values)} distinct "
+                         f"values were found: {_shown(values)}")
+    raise ValueError(f"{message}. The {name} take the values {_shown(values)}: pass "
+                     f"pos_label=<the positive class> (e.g. pos_label={values[-1]!r})")
+
+
+def check_labels(labels: Any, n: int, name: str = "labels", *,
+                 pos_label: Any = None) -> np.ndarray:
+    """Validate binary labels of length ``n`` and return them as 0.0/1.0 floats.
+
+    Parameters
+    ----------
+    labels : array-like of shape (n,)
+        0/1 numbers or bools; with ``pos_label``, any two class values (strings, numbers,
+        bools, pandas categories).
+    n : int
+        The required length (that of the scores).
+    name : str
+        The argument's name in error messages.
+    pos_label : scalar or None
+        The positive class. ``None`` accepts only 0/1 and bool labels; two-valued labels of
+        any other kind raise a ValueError that asks for ``pos_label``. Given, the result is
+        ``labels == pos_label``; it must be one of the (at most two) values present.
+    """
+    arr = _as_label_array(labels, name)
+    if arr.size != n:
+        raise ValueError(f"{name} has length {arr.size} but scores have length {n}")
+    if pos_label is None:
+        return _labels_without_pos_label(arr, name)
+    return _labels_with_pos_label(arr, name, pos_label)
 
 
 def check_weights(weights: Any, n: int, name: str = "weights") -> np.ndarray | None:
@@ -131,33 +399,92 @@ def check_scores_labels(
     weights: Any = None,
     *,
     warn_one_class: bool = True,
+    warn_class_predictions: bool = True,
+    pos_label: Any = None,
+    names: tuple[str, str, str] = ("scores", "labels", "weights"),
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """Validate the ``(scores, labels, weights)`` triple every metric and curve takes.
 
-    Returns float64 arrays; ``weights`` is ``None`` for unit weights. Warns
+    Returns float64 arrays; ``weights`` is ``None`` for unit weights and the labels are
+    0.0/1.0 (``labels == pos_label`` when ``pos_label`` is given, see :func:`check_labels`).
+    pandas inputs must share one index (:func:`check_aligned`). Warns
     (:class:`CalibrationWarning`) when the labels hold a single class, since calibration
-    is then only checked against a constant, and when all scores are equal.
+    is then only checked against a constant, when all scores are equal, and (with
+    ``warn_class_predictions``) when the scores are all 0 or 1, like class predictions.
+    ``names`` are the arguments' names in messages.
     """
-    s = check_scores(scores)
-    y = check_labels(labels, s.size)
-    w = check_weights(weights, s.size)
+    scores_name, labels_name, weights_name = names
+    s = check_scores(scores, scores_name)
+    check_aligned({scores_name: scores, labels_name: labels, weights_name: weights})
+    y = check_labels(labels, s.size, labels_name, pos_label=pos_label)
+    w = check_weights(weights, s.size, weights_name)
     if warn_one_class:
         present = y if w is None else y[w > 0]
         if present.min() == present.max():
             warn(
-                f"labels hold a single class ({int(present[0])}); calibration can only be "
-                "judged against that constant",
-                stacklevel=4,
+                f"{labels_name} hold a single class ({int(present[0])}); calibration can only "
+                "be judged against that constant",
             )
         if s.min() == s.max():
-            warn(f"all scores equal {float(s[0])!r}: the calibration curve is a single point "
-                 "(the mean label)", stacklevel=4)
+            warn(f"all {scores_name} equal {float(s[0])!r}: the calibration curve is a single "
+                 "point (the mean label)")
+    if warn_class_predictions:
+        _warn_if_class_predictions(s, scores_name)
     return s, y, w
+
+
+def check_aligned(named: Mapping[str, Any]) -> None:
+    """Refuse pandas inputs whose indexes differ; locacal pairs observations by position.
+
+    ``named`` maps argument names to inputs (``None`` entries and non-pandas inputs are
+    skipped; mixing pandas and NumPy is fine). Every pandas Series/DataFrame must have the
+    index of the first one, element by element and in the same order, otherwise a ValueError
+    names the two arguments and the first position where their indexes differ. Inputs of
+    different lengths are left to the length checks.
+    """
+    frames = [(name, value) for name, value in named.items() if _is_pandas(value)]
+    if len(frames) < 2:
+        return
+    first_name, first = frames[0]
+    for name, other in frames[1:]:
+        if len(other.index) != len(first.index) or other.index.equals(first.index):
+            continue
+        pair = f"{first_name} and {name} are pandas objects with different indexes"
+        if _same_labels(first.index, other.index):
+            raise ValueError(
+                f"{pair}: the same index labels in a different order. locacal pairs "
+                f"observations by position, not by index; reset_index or align first "
+                f"(e.g. {name} = {name}.loc[{first_name}.index])"
+            )
+        i = next(k for k, (a, b) in enumerate(zip(first.index, other.index, strict=True))
+                 if not _same_label(a, b))
+        raise ValueError(
+            f"{pair}: at position {i} {first_name} has index {_plain(first.index[i])!r} but "
+            f"{name} has {_plain(other.index[i])!r}. locacal pairs observations by position, "
+            f"not by index; reset_index or align first"
+        )
+
+
+def _same_label(a: Any, b: Any) -> bool:
+    if a is b:
+        return True
+    try:
+        return bool(a == b) or (a != a and b != b)  # NaN labels match each other
+    except (TypeError, ValueError):
+        return False
+
+
+def _same_labels(a: Any, b: Any) -> bool:
+    """Whether two pandas indexes hold the same labels (with multiplicity) in any order."""
+    try:
+        return a.sort_values().equals(b.sort_values())
+    except TypeError:  # labels that cannot be sorted together
+        return False
 
 
 def check_probabilities(values: Any, n: int, name: str = "true_p") -> np.ndarray:
     """Validate known probabilities (for the true MSE) of length ``n``."""
-    p = check_scores(values, name)
+    p = _unit_interval(values, name, proba_hint=False)
     if p.size != n:
         raise ValueError(f"{name} has length {p.size} but scores have length {n}")
     return p
@@ -214,4 +541,4 @@ def check_choice(value: Any, choices: Sequence[str], name: str) -> str:
 
 def check_points(points: Any, name: str = "grid") -> np.ndarray:
     """Validate evaluation points: finite, 1-D, within [0, 1]."""
-    return check_scores(points, name)
+    return _unit_interval(points, name, proba_hint=False)
