@@ -48,6 +48,8 @@ ROUNDING_TOLERANCE = 1e-9
 _FFT_ROUNDING = 2e-15
 
 _REG_TYPES = ("lc", "ll")
+#: Relative size of S0 S2 - S1^2 below which the local line is taken as undetermined.
+_SINGULAR = 1e-12
 
 
 def _direct_sums(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray | None,
@@ -73,8 +75,20 @@ def _direct_sums(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray | N
         else:
             ku = k * u
             s1, s2, t1 = ku.sum(axis=1), (ku * u).sum(axis=1), ku @ labels
-            out[start:start + chunk] = (s2 * t0 - s1 * t1) / (s0 * s2 - s1 * s1)
+            out[start:start + chunk] = _local_linear(s0, s1, s2, t0, t1)
     return out
+
+
+def _local_linear(s0: np.ndarray, s1: np.ndarray, s2: np.ndarray, t0: np.ndarray,
+                  t1: np.ndarray) -> np.ndarray:
+    """Intercept of the kernel-weighted line, or the local constant T0 / S0 where the line is
+    not determined: S0 S2 - S1^2 <= 1e-12 S0 S2 means that the observations carrying the
+    kernel weight sit (to rounding) at a single score, so no slope can be fitted."""
+    det = s0 * s2 - s1 * s1
+    solvable = det > _SINGULAR * s0 * s2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        line = (s2 * t0 - s1 * t1) / det
+    return np.where(solvable, line, t0 / s0)
 
 
 def _binned_sums(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray | None,
@@ -99,7 +113,7 @@ def _binned_sums(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray | N
         else:
             s1, s2, t1 = at_points(mass_w, 1), at_points(mass_w, 2), at_points(mass_wy, 1)
             det = s0 * s2 - s1 * s1
-            est = (s2 * t0 - s1 * t1) / det
+            est = _local_linear(s0, s1, s2, t0, t1)
             # first-order change of the ratio when every sum moves by at most `noise`
             numer = np.abs(s2) + np.abs(t0) + np.abs(s1) + np.abs(t1)
             denom = np.abs(s0) + np.abs(s2) + 2.0 * np.abs(s1)
@@ -119,7 +133,9 @@ def kernel_regression(scores: np.ndarray, labels: np.ndarray, weights: np.ndarra
     to rounding (1e-10 tested); above, it uses binned kernel sums (relative error about
     (delta / h)^2 / 8, delta = 2^-16) in O(n + m) after an FFT on 2^16 nodes. Where every
     observation is so far that all kernel values underflow, ``KernelReg`` returns NaN and this
-    function the limit (the estimate from the nearest observations).
+    function the limit (the estimate from the nearest observations); where the observations
+    that carry the kernel weight sit at one score, so that no line is determined
+    (S0 S2 - S1^2 <= 1e-12 S0 S2), local linear returns the local constant.
 
     Parameters
     ----------
@@ -147,6 +163,9 @@ def kernel_regression(scores: np.ndarray, labels: np.ndarray, weights: np.ndarra
         raise ValueError(f"unknown reg_type {reg_type!r}; choose one of {_REG_TYPES}")
     if not (np.isfinite(bw) and bw > 0):
         raise ValueError(f"bw must be a finite positive number, got {bw!r}")
+    if weights is not None:  # rows of weight zero carry nothing
+        keep = weights > 0
+        scores, labels, weights = scores[keep], labels[keep], weights[keep]
     if scores.size * points.size <= EXACT_MAX_WORK:
         return _direct_sums(scores, labels, weights, points, bw, reg_type)
     est, bound = _binned_sums(scores, labels, weights, points, bw, reg_type, CELLS)
