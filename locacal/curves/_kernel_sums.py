@@ -37,7 +37,7 @@ from locacal.density import _linear_binning, gauss_convolve_nodes
 __all__ = ["CELLS", "EXACT_MAX_WORK", "ROUNDING_TOLERANCE", "kernel_regression"]
 
 #: Up to this many (observation, point) pairs the kernel sums are evaluated directly.
-EXACT_MAX_WORK = 20_000_000
+EXACT_MAX_WORK = 5_000_000
 #: Nodes of the binned evaluation: 2^16 cells of [0, 1].
 CELLS = 2**16
 #: Largest change of an estimate the FFT's rounding may cause before a point is evaluated
