@@ -1,21 +1,46 @@
-"""Empirical quantiles as R computes them by default (Hyndman & Fan type 7), with frequency
-weights."""
+"""Empirical quantiles as R computes them by default (Hyndman & Fan type 7), with relative
+case weights."""
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["quantile_type7"]
+__all__ = ["normalised_weights", "quantile_type7"]
+
+#: Slack, relative to the number of weighted rows, with which a cumulative weight counts as
+#: having reached a position: it absorbs the rounding of the cumulative sum (about 1e-13
+#: relative at n = 1e6), so that weights w and c w pick the same order statistics.
+_POSITION_SLACK = 1e-10
+
+
+def normalised_weights(weights: np.ndarray) -> tuple[np.ndarray, int]:
+    """Weights rescaled to sum to the number of rows with positive weight.
+
+    .. math:: \\tilde w_i = w_i \\, n_+ / \\textstyle\\sum_j w_j, \\qquad
+              n_+ = \\#\\{i : w_i > 0\\}
+
+    ``w_tilde`` depends only on the relative weights ``w / sum(w)`` and equals 1 for unit
+    weights, so a rule that counts observations (a quantile position, a number of nearest
+    neighbours) keeps its unweighted value and becomes scale-free under weights. Returns
+    ``(w_tilde, n_+)``.
+    """
+    positive = int(np.count_nonzero(weights > 0))
+    return weights * (positive / float(weights.sum())), positive
 
 
 def quantile_type7(x_sorted: np.ndarray, w_sorted: np.ndarray | None,
                    probs: np.ndarray | float) -> np.ndarray:
     """Type-7 quantiles (R's default, NumPy's ``"linear"``) of a sorted sample.
 
-    With frequency weights, position ``(N - 1) p`` (N = sum of weights) is looked up in the
-    sample in which each value is repeated ``w`` times, without building it: integer weights
-    give exactly the quantiles of the sample with duplicated rows, and other weights
-    interpolate the same cumulative-count rule.
+    Unweighted, the quantile at p interpolates the order statistics around position
+    (n - 1) p. With relative case weights, the weights are first normalised to sum to the
+    number n+ of rows with positive weight (:func:`normalised_weights`), and position
+    (n+ - 1) p is looked up in the cumulative normalised weights: the j-th order statistic
+    (0-based) is the first value whose cumulative weight reaches j + 1, as in the sample in
+    which each value is repeated ``w_tilde`` times. Unit weights give exactly the unweighted
+    quantiles, and multiplying the weights by any c > 0 changes nothing (the frequency reading
+    of the weights, position (sum w - 1) p, would collapse every quantile onto the smallest
+    value when the weights sum to 1).
 
     References
     ----------
@@ -25,14 +50,16 @@ def quantile_type7(x_sorted: np.ndarray, w_sorted: np.ndarray | None,
     p = np.asarray(probs, dtype=np.float64)
     if w_sorted is None:
         return np.quantile(x_sorted, p)
-    cum = np.cumsum(w_sorted)
-    pos = (cum[-1] - 1.0) * p
+    w_tilde, positive = normalised_weights(w_sorted)
+    cum = np.cumsum(w_tilde)
+    pos = (positive - 1.0) * p
     lo = np.floor(pos)
     frac = pos - lo
     last = x_sorted.size - 1
+    slack = _POSITION_SLACK * positive
 
     def order_stat(j: np.ndarray) -> np.ndarray:  # value at 0-based position j
-        idx = np.searchsorted(cum, j + 1.0 - 1e-9, side="left")
+        idx = np.searchsorted(cum, j + 1.0 - slack, side="left")
         return x_sorted[np.minimum(idx, last)]
 
     a = order_stat(lo)

@@ -379,7 +379,21 @@ def check_labels(labels: Any, n: int, name: str = "labels", *,
 
 
 def check_weights(weights: Any, n: int, name: str = "weights") -> np.ndarray | None:
-    """Validate optional observation weights; ``None`` stays ``None`` (unit weights)."""
+    """Validate optional case weights and return them as relative weights ``w / max(w)``.
+
+    Weights are relative case weights (exposure, survey or importance weights): every point
+    estimate of locacal depends on them only through ``w / sum(w)``, so multiplying all of them
+    by a constant changes nothing. They are returned divided by their maximum, which changes no
+    point estimate and makes every later sum safe: the largest weight is 1, so ``sum(w) >= 1``
+    cannot underflow to zero (weights of 1e-300) and ``sum(w) <= n``, ``sum(w^2) <= n`` cannot
+    overflow (weights of 1e300). A weight below ``max(w) * 2^-1074`` becomes 0: its share of
+    the total is below the smallest double. Constant weights become exactly 1.
+
+    Raises
+    ------
+    ValueError
+        Wrong length, NaN or infinite, negative, or all zero.
+    """
     if weights is None:
         return None
     w = as_1d_float(weights, name)
@@ -388,9 +402,10 @@ def check_weights(weights: Any, n: int, name: str = "weights") -> np.ndarray | N
     if (w < 0).any():
         i = int(np.flatnonzero(w < 0)[0])
         raise ValueError(f"{name} must be non-negative; position {i} holds {float(w[i])!r}")
-    if not (w > 0).any():
+    top = float(w.max())
+    if not top > 0:
         raise ValueError(f"{name} are all zero")
-    return w
+    return w / top
 
 
 def check_scores_labels(

@@ -137,12 +137,15 @@ def test_wmse_is_permutation_invariant_with_ties(seed):
 
 @settings(max_examples=30, deadline=None)
 @given(st.integers(0, 10_000))
-def test_wmse_integer_weights_equal_duplicated_rows(seed):
+def test_knn_means_integer_weights_equal_duplicated_rows(seed):
+    # for a given neighbourhood weight k the weighted means read weights as multiplicities;
+    # wmse itself sets k from the relative weights (scale invariance: tests/test_weights.py)
     rng = np.random.default_rng(seed)
-    s = rng.uniform(size=80)
+    s = np.round(rng.uniform(size=80), 2)
     y = (rng.uniform(size=80) < s).astype(float)
     w = rng.integers(1, 4, size=80)
     dup = np.repeat(np.arange(80), w)
-    a = metrics.wmse(s, y, weights=w.astype(float), nn=0.3)
-    b = metrics.wmse(s[dup], y[dup], nn=0.3)
-    assert a == pytest.approx(b, rel=1e-10)
+    taus = np.linspace(0, 1, 21)
+    k = float(rng.integers(1, w.sum() + 1))
+    np.testing.assert_allclose(_knn_means(s, y, w.astype(float), taus, k),
+                               _knn_means(s[dup], y[dup], None, taus, k), rtol=1e-12)

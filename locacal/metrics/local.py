@@ -12,11 +12,12 @@ from typing import Any
 
 import numpy as np
 
+from locacal._quantile import normalised_weights
 from locacal._validation import check_choice, check_fraction, check_int, check_scores_labels
 from locacal.curves._local_window import sort_sample
 from locacal.curves.curve import SLIDES_GRID_SIZE, slides_grid
 from locacal.curves.local import EVALUATIONS, estimate_sorted, local_params
-from locacal.density import reflected_kde, reflected_kde_values
+from locacal.density import reflected_kde_values
 
 __all__ = ["lcs", "wmse"]
 
@@ -49,7 +50,8 @@ def lcs(scores: Any, labels: Any, *, weights: Any = None, nn: float = 0.15, degr
     scores, labels : array-like
         Scores in [0, 1] and 0/1 events.
     weights : array-like, optional
-        Frequency weights, used in the local fit and in the density.
+        Relative case weights (only w / sum(w) matters), used in the local fit (weighted least
+        squares; ``nn`` counts rows, as in locfit) and in the density.
     nn : float, default 0.15
         Nearest-neighbour fraction of the local regression.
     degree : {0, 1, 2}, default 0
@@ -81,32 +83,85 @@ def lcs(scores: Any, labels: Any, *, weights: Any = None, nn: float = 0.15, degr
     return float(np.sum(dens * (g - grid) ** 2) / dens.sum())
 
 
+def _first_true(lo: np.ndarray, hi: np.ndarray, holds) -> np.ndarray:
+    """Per point, the smallest index q in [lo, hi] at which ``holds(q)`` is true, by
+    bisection; ``holds`` must be monotone (false, then true) and is taken true at ``hi``."""
+    lo, hi = lo.copy(), hi.copy()
+    while True:
+        active = lo < hi
+        if not active.any():
+            return lo
+        mid = (lo + hi) // 2
+        ok = holds(mid) | ~active
+        hi = np.where(active & ok, mid, hi)
+        lo = np.where(active & ~ok, mid + 1, lo)
+
+
 def _knn_means(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray | None,
                points: np.ndarray, k: float) -> np.ndarray:
-    """Mean label of the k nearest scores to each point, boundary ties shared fractionally.
+    """Mean label of the nearest scores of weight k around each point, boundary ties shared.
 
     Let h be the smallest distance |s_i - t| such that the observations within h weigh at
     least k. Observations closer than h count fully; those at distance exactly h share the
     remaining weight k - W(closer) in proportion to their weights. Without ties at h and with
     unit weights this is the plain mean of the k nearest; with ties it is the average over
-    every order of the tied rows, so it does not depend on row order; and an integer weight
-    is the same as a duplicated row.
+    every order of the tied rows, so it does not depend on row order.
+
+    O(n log n + m log^2 n): the scores are sorted once; around a point t the observations
+    within any distance form a contiguous run of the sorted scores, found by bisection on the
+    floating-point distances themselves (t - s on the left, s - t on the right, each monotone
+    in the sorted position), so ties at the boundary are decided on exactly the numbers
+    ``|s - t|`` that R's code ranks; prefix sums give each run's weight and label sum.
     """
-    w = np.ones_like(scores) if weights is None else weights
-    wy = w * labels
-    out = np.empty(points.size)
-    for j, t in enumerate(points):
-        dist = np.abs(scores - t)
-        if weights is None:
-            h = np.partition(dist, int(k) - 1)[int(k) - 1]
-        else:
-            order = np.argsort(dist, kind="stable")
-            reach = np.searchsorted(np.cumsum(w[order]), k * (1.0 - 1e-12), side="left")
-            h = dist[order[min(reach, order.size - 1)]]
-        inside, edge = dist < h, dist == h
-        share = (k - w[inside].sum()) / w[edge].sum()
-        out[j] = (wy[inside].sum() + share * wy[edge].sum()) / k
-    return out
+    order = np.argsort(scores, kind="stable")
+    s = scores[order]
+    w = np.ones_like(s) if weights is None else weights[order]
+    cw = np.concatenate([[0.0], np.cumsum(w)])
+    cwy = np.concatenate([[0.0], np.cumsum(w * labels[order])])
+    n = s.size
+    t = points
+    split = np.searchsorted(s, t, side="right")  # s[:split] <= t < s[split:]
+    zero, end = np.zeros_like(split), np.full_like(split, n)
+    # slack for the rounding of the prefix sums (exact integers for unit weights)
+    need = k if weights is None else k * (1.0 - 1e-12)
+
+    def run(d: np.ndarray, strict: bool) -> tuple[np.ndarray, np.ndarray]:
+        """[a, b): the observations at distance <= d (< d if strict) from each point."""
+        def left_in(q):
+            dist = t - s[np.minimum(q, n - 1)]
+            return (q >= split) | ((dist < d) if strict else (dist <= d))
+
+        def right_out(q):
+            dist = s[np.minimum(q, n - 1)] - t
+            return (q >= n) | ((dist >= d) if strict else (dist > d))
+
+        return _first_true(zero, split, left_in), _first_true(split, end, right_out)
+
+    def enough(d: np.ndarray) -> np.ndarray:
+        a, b = run(d, strict=False)
+        return cw[b] - cw[a] >= need
+
+    # h is the distance of some left or right observation: the nearest on each side that
+    # already gathers weight k, whichever is closer
+    def left_short(q):  # distance t - s[q] grows as q falls: "not enough" is the upper run
+        return (q >= split) | ~enough(t - s[np.minimum(q, n - 1)])
+
+    q_left = _first_true(zero, split, left_short) - 1
+    h_left = np.where(q_left >= 0, t - s[np.maximum(q_left, 0)], np.inf)
+
+    def right_enough(q):
+        return (q >= n) | enough(s[np.minimum(q, n - 1)] - t)
+
+    q_right = _first_true(split, end, right_enough)
+    h_right = np.where(q_right < n, s[np.minimum(q_right, n - 1)] - t, np.inf)
+    h = np.minimum(h_left, h_right)
+    a_in, b_in = run(h, strict=True)
+    a_all, b_all = run(h, strict=False)
+    w_in, wy_in = cw[b_in] - cw[a_in], cwy[b_in] - cwy[a_in]
+    w_edge = (cw[b_all] - cw[a_all]) - w_in
+    wy_edge = (cwy[b_all] - cwy[a_all]) - wy_in
+    share = (k - w_in) / w_edge
+    return (wy_in + share * wy_edge) / k
 
 
 def wmse(scores: Any, labels: Any, *, weights: Any = None, nn: float = 0.15,
@@ -121,8 +176,16 @@ def wmse(scores: Any, labels: Any, *, weights: Any = None, nn: float = 0.15,
     over :math:`\\tau_j` in ``linspace(0, 1, grid_size)`` (the whole of [0, 1], not
     restricted), where :math:`\\bar d_{(k)}(\\tau)` is the mean label of the
     k = round(n nn) scores nearest to tau and :math:`w_j` the reflected density
-    (:func:`locacal.density.reflected_kde`). With weights (frequency weights), n is their sum
-    and the nearest scores are taken until they weigh k.
+    (:func:`locacal.density.reflected_kde`).
+
+    With relative case weights, k is the same share nn of the total weight: the weights of the
+    n+ rows with positive weight are normalised to sum to n+
+    (:math:`\\tilde w_i = w_i n_+ / \\sum w`, :func:`locacal._quantile.normalised_weights`),
+    k = round(n+ nn), and the nearest scores are taken until their normalised weights reach k;
+    the mean is weighted. Unit weights give R's k = round(n nn) exactly, and multiplying the
+    weights by any c > 0 changes nothing (reading them as frequencies, k = round(nn sum w),
+    would make WMSE depend on the scale of the weights). The nearest neighbours are found by
+    bisection on the sorted scores: O(n log n) for the sort and O(log^2 n) per grid point.
 
     The R code (``local_ci_scores``) takes the k nearest by ``rank(..., ties.method =
     "first")``, so with tied distances its value depends on the order of the rows. locacal
@@ -140,9 +203,9 @@ def wmse(scores: Any, labels: Any, *, weights: Any = None, nn: float = 0.15,
     if w is not None:  # rows of weight zero are not neighbours
         keep = w > 0
         s, y, w = s[keep], y[keep], w[keep]
-    total = float(s.size) if w is None else float(w.sum())
-    k = min(max(float(np.round(total * nn)), 1.0), total)
+        w, _ = normalised_weights(w)  # sum to the number of rows: k keeps its unit meaning
+    k = min(max(float(np.round(s.size * nn)), 1.0), float(s.size))
     grid = np.linspace(0.0, 1.0, grid_size)
     means = _knn_means(s, y, w, grid, k)
-    dens = reflected_kde(s, grid, weights=w)
+    dens = reflected_kde_values(s, grid, w)
     return float(np.sum(dens * (grid - means) ** 2) / dens.sum())
