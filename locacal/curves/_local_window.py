@@ -48,9 +48,6 @@ GAUSS_FACTOR = 2.5
 #: Beyond 16 bandwidths locfit's Gaussian weight exp(-(2.5 u)^2 / 2) underflows to 0.
 GAUSS_REACH = 16.0
 
-_BLOCK = 4096
-
-
 @dataclass(frozen=True, eq=False)
 class SortedSample:
     """Scores sorted ascending, with the labels and optional weights in the same order.
@@ -69,21 +66,22 @@ class SortedSample:
         return int(self.scores.shape[0])
 
     def range_sum(self, name: str, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-        """Sum of ``name`` over each index range ``[lo, hi)``.
+        """Sum of ``name`` over each index range ``[lo, hi)``, vectorised: ``P[hi] - P[lo]``.
 
         ``name`` is ``"y"`` (labels), ``"w"``, ``"wy"``, ``"w2"`` (squared weights) or
         ``"zero"`` (zero weights).
 
-        Uses block sums (block size 4096) and their running total, plus the two partial blocks
-        summed directly, so the rounding error grows with the number of blocks, not with n.
-        Unit-weight counts are exact integers.
+        Counts (``"y"``, ``"zero"``) use int64 prefix sums: exact. Weights use prefix sums
+        accumulated in ``np.longdouble``, rounded to float64 after the subtraction: with
+        ``u_L`` the long-double unit roundoff (2^-64 on x86-64, 2^-53 where it is plain
+        double), ``|error| <= n u_L sum_{i < hi} |w_i| + 2^-53 |result|`` (Higham 2002,
+        *Accuracy and Stability of Numerical Algorithms*, eq. 4.4, for the running sums).
+        An all-zero range gives exactly 0 (equal prefix sums).
         """
-        blocks, prefix = self._block_prefix(name)
-        values = self._values(name)
-        out = np.empty(lo.shape[0], dtype=np.float64)
-        for j, (a, b) in enumerate(zip(lo.tolist(), hi.tolist(), strict=True)):
-            out[j] = _range_sum_one(values, blocks, prefix, a, b)
-        return out
+        prefix = self._prefix(name)
+        lo = np.asarray(lo, dtype=np.intp)
+        hi = np.asarray(hi, dtype=np.intp)
+        return (prefix[hi] - prefix[lo]).astype(np.float64)
 
     def _values(self, name: str) -> np.ndarray:
         if name == "y":
@@ -97,29 +95,15 @@ class SortedSample:
             self._sums[name] = derived[name]()
         return self._sums[name]
 
-    def _block_prefix(self, name: str) -> tuple[np.ndarray, np.ndarray]:
+    def _prefix(self, name: str) -> np.ndarray:
         key = ("prefix", name)
         if key not in self._sums:
             values = self._values(name)
-            starts = np.arange(0, values.shape[0], _BLOCK)
-            dtype = np.int64 if values.dtype == np.bool_ else np.float64
-            blocks = np.add.reduceat(values.astype(dtype, copy=False), starts)
-            prefix = np.concatenate([[0], np.cumsum(blocks)]).astype(np.float64)
-            self._sums[key] = (blocks, prefix)
+            dtype = np.int64 if values.dtype == np.bool_ else np.longdouble
+            prefix = np.zeros(values.shape[0] + 1, dtype=dtype)
+            np.cumsum(values, dtype=dtype, out=prefix[1:])
+            self._sums[key] = prefix
         return self._sums[key]
-
-
-def _range_sum_one(values: np.ndarray, blocks: np.ndarray, prefix: np.ndarray,
-                   a: int, b: int) -> float:
-    """Sum of ``values[a:b]``: whole blocks from the prefix table, partial blocks directly."""
-    if b - a <= 2 * _BLOCK:
-        return float(np.sum(values[a:b], dtype=np.float64))
-    first = -(-a // _BLOCK)
-    last = b // _BLOCK
-    inner = prefix[last] - prefix[first]
-    head = np.sum(values[a:first * _BLOCK], dtype=np.float64)
-    tail = np.sum(values[last * _BLOCK:b], dtype=np.float64)
-    return float(head + inner + tail)
 
 
 def sort_sample(scores: np.ndarray, labels: np.ndarray,
