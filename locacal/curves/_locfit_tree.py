@@ -490,7 +490,12 @@ def _crash_reason(s: np.ndarray, k: int, nn: float | None, h: float | None, cut:
                    "'newsplit: out of vertex space'")
     guarded = _Growth(s, k, h, cut, guard=True, max_vertices=tree_vertex_cap(nn, cut))
     guarded.grow()
-    return f"{_cause(s, k, guarded)}; {outcome}"
+    if guarded.failure is not None:
+        cause = (f"the bandwidth (nn={nn!r}, h={h!r}) is tiny next to the score range, so "
+                 "the tree would need more vertices than any sensible maxk")
+    else:
+        cause = _cause(s, k, guarded)
+    return f"{cause}; {outcome}"
 
 
 def _cause(s: np.ndarray, k: int, guarded: _Growth) -> str:
