@@ -9,7 +9,8 @@ whole process dies with SIGSEGV; rpy2 also disables R's own stack check
 ``NotImplementedError``. Hence one long-lived daemon thread, created with a large stack
 (:data:`STACK_BYTES`), lazily on first use; rpy2 is imported and R initialised on it (by the
 callable the caller hands over), and every later call queues there. Callers block until their
-job is done; jobs run one at a time, in order of arrival.
+job is done; jobs run one at a time, in order of arrival. Ctrl-C interrupts the caller's
+wait, not R: the job still runs to its end on the R thread.
 
 Why a thread and not a subprocess: a worker process would need its own protocol (the n
 scores in, the m queries in and out, R errors back), its own lifecycle (start, death, restart,
