@@ -1,16 +1,29 @@
-# R side of locacal's locfit backend (locacal/curves/rlocfit.py sources this file).
-# One function, called with plain vectors, returning plain vectors: the Python side converts
-# nothing but numeric vectors and R errors.
+# R side of locacal's locfit backend (locacal/curves/rlocfit.py sources this file once, on its
+# R thread). Fits live in `locacal_fits` under a key the Python side chooses; the Python side
+# sends and receives plain vectors only, and drops a fit's key when it no longer needs it.
 
-locacal_locfit <- function(d, s, w, points, nn, h, deg, kern, maxk, exact) {
-  suppressPackageStartupMessages(library(locfit))
+locacal_fits <- new.env(parent = emptyenv())
+
+locacal_locfit_fit <- function(key, d, s, w, nn, h, deg, kern, maxk, exact) {
   dat <- data.frame(d = d, s = s, w = w)
-  # `exact`: evaluate at the requested points themselves (ev = points);
-  # otherwise locfit's default adaptive tree with interpolation, as predict() gives it.
-  # (the fitted values at ev = points come back with predict(where = "fitp"), in order).
-  ev <- if (exact) points else rbox()
-  fit <- locfit(d ~ lp(s, nn = nn, h = h, deg = deg), data = dat, weights = w,
-                kern = kern, maxk = maxk, ev = ev)
-  if (exact) as.numeric(predict(fit, where = "fitp"))
-  else as.numeric(predict(fit, newdata = points))
+  fit_at <- function(ev) {
+    locfit(d ~ lp(s, nn = nn, h = h, deg = deg), data = dat, weights = w,
+           kern = kern, maxk = maxk, ev = ev)
+  }
+  # `exact`: the fit is evaluated at the requested points themselves (ev = points), so it is
+  # made at each request; otherwise locfit's default adaptive tree (ev = rbox()), made now.
+  assign(key, if (exact) fit_at else fit_at(rbox()), envir = locacal_fits)
+  invisible(NULL)
+}
+
+locacal_locfit_predict <- function(key, points) {
+  model <- get(key, envir = locacal_fits)
+  # with ev = points, the fitted values come back in order with predict(where = "fitp")
+  if (is.function(model)) as.numeric(predict(model(points), where = "fitp"))
+  else as.numeric(predict(model, newdata = points))
+}
+
+locacal_locfit_drop <- function(key) {
+  rm(list = key, envir = locacal_fits)
+  invisible(NULL)
 }

@@ -64,7 +64,7 @@ from locacal.curves._local_window import (
     nn_count,
 )
 
-__all__ = ["LocfitTree", "build_tree", "locfit_tree_would_crash"]
+__all__ = ["LocfitTree", "build_tree", "locfit_tree_would_crash", "tree_vertex_cap"]
 
 #: Bytes of C stack per level of locfit's recursive ``atree_grow``: its 131,072-byte ``nce``
 #: array plus the rest of the frame. Measured with R 4.2.2 / locfit 1.5-9.7 on x86-64 and an
@@ -72,6 +72,12 @@ __all__ = ["LocfitTree", "build_tree", "locfit_tree_would_crash"]
 #: overflow"; 8 MiB // 133,000 = 63.
 ATREE_FRAME_BYTES = 133_000
 _DEFAULT_STACK = 8 * 1024 * 1024
+
+#: Fewest vertices the native tree may grow before :func:`build_tree` gives up. A fixed
+#: bandwidth h alone needs about 1.6 (max s - min s) / h vertices (measured: 2,049 at
+#: h = 1e-3 and 16,385 at h = 1e-4 on [0, 1]), so h >= 2e-5 fits; growth runs at about
+#: 20 us per vertex, so hitting the cap takes a few seconds, not the memory of the machine.
+TREE_VERTEX_FLOOR = 100_000
 
 
 @dataclass(frozen=True)
@@ -304,11 +310,39 @@ def vertex_budget(nn: float | None, cut: float, maxk: int) -> int:
     return int(maxk / 100.0 * nvm)
 
 
+def tree_vertex_cap(nn: float | None, cut: float) -> int:
+    """Most vertices the native tree may have: ten times locfit's own budget at the slides'
+    ``maxk = 200`` (:func:`vertex_budget`, about ``25 / nn``), and at least
+    :data:`TREE_VERTEX_FLOOR`.
+
+    locfit's budget is its guess of what a tree needs; the native tree has no ``maxk`` and
+    refines further near tied scores (a few hundred vertices per tied value, at most
+    ``1 / nn`` such values), hence the generous factor. Only a bandwidth tiny next to the
+    score range (e.g. ``nn=None, h=1e-9``, about 1e9 vertices) goes past it.
+    """
+    return max(TREE_VERTEX_FLOOR, 10 * vertex_budget(nn, cut, 200))
+
+
 def build_tree(sample: SortedSample, params: LocalParams, *, cut: float = 0.8) -> LocfitTree:
-    """Grow locfit's tree on ``sample``, fit at its real vertices, prepare interpolation."""
+    """Grow locfit's tree on ``sample``, fit at its real vertices, prepare interpolation.
+
+    Raises
+    ------
+    ValueError
+        When the tree would need more than :func:`tree_vertex_cap` vertices: the bandwidth
+        (``nn``, ``h``) is too small for the score range.
+    """
     k = effective_count(sample.n, params.nn, params.h)
-    growth = _Growth(sample.scores, k, params.h, cut, guard=True)
+    cap = tree_vertex_cap(params.nn, cut)
+    growth = _Growth(sample.scores, k, params.h, cut, guard=True, max_vertices=cap)
     growth.grow()
+    if growth.failure is not None:
+        raise ValueError(
+            f"locfit's evaluation tree needs more than {cap} vertices for the bandwidth "
+            f"nn={params.nn!r}, h={params.h!r} over scores in [{growth.lo!r}, {growth.hi!r}]: "
+            "the bandwidth is too small for the score range. Use a larger h or nn, or "
+            "evaluation='exact'."
+        )
     x = np.array(growth.x)
     pseudo = np.array(growth.pseudo)
     center, coef = parametric_component(sample, params.degree)
@@ -399,8 +433,9 @@ def _left_threshold(ll: float, width: float) -> float:
 def stack_depth_limit(stack_bytes: int | None = None) -> int | None:
     """Recursion depth of ``atree_grow`` that overflows a C stack of ``stack_bytes``.
 
-    Defaults to this process's soft stack limit (R run through rpy2 runs on it); ``None``
-    when the stack is unlimited.
+    Defaults to this process's soft stack limit, the main thread's stack, where a standalone
+    R (``Rscript``) runs; ``None`` when it is unlimited. Through rpy2, locacal runs R on its
+    own thread and passes that thread's stack (:mod:`locacal.curves._rsession`).
     """
     if stack_bytes is None:
         soft, _ = resource.getrlimit(resource.RLIMIT_STACK)
@@ -417,8 +452,9 @@ def locfit_tree_would_crash(scores: np.ndarray, weights: np.ndarray | None = Non
     """Would R's locfit fail while building its evaluation tree on these scores?
 
     Runs locfit's tree growth (bandwidths only; no fit) exactly as R would, with R's vertex
-    budget (from ``nn``, ``cut``, ``maxk``) and the C stack's depth limit
-    (:func:`stack_depth_limit`). The tree depends only on the scores and the bandwidth rule:
+    budget (from ``nn``, ``cut``, ``maxk``) and the depth limit of a C stack of
+    ``stack_bytes`` (:func:`stack_depth_limit`; default the main thread's, as in
+    ``Rscript``). The tree depends only on the scores and the bandwidth rule:
     ``weights``, ``degree`` and ``kernel`` are accepted for a uniform call but play no part
     (locfit counts rows, not weights, for ``nn``).
 
@@ -439,10 +475,10 @@ def locfit_tree_would_crash(scores: np.ndarray, weights: np.ndarray | None = Non
     sim.grow()
     if sim.failure is None:
         return None
-    return _crash_reason(s, k, h, cut, sim.failure)
+    return _crash_reason(s, k, nn, h, cut, sim.failure)
 
 
-def _crash_reason(s: np.ndarray, k: int, h: float | None, cut: float,
+def _crash_reason(s: np.ndarray, k: int, nn: float | None, h: float | None, cut: float,
                   failure: tuple[str, int]) -> str:
     kind, where = failure
     if kind == "depth":
@@ -452,9 +488,14 @@ def _crash_reason(s: np.ndarray, k: int, h: float | None, cut: float,
     else:
         outcome = (f"its tree exhausts the vertex budget ({where} vertices) and R stops with "
                    "'newsplit: out of vertex space'")
-    guarded = _Growth(s, k, h, cut, guard=True)
+    guarded = _Growth(s, k, h, cut, guard=True, max_vertices=tree_vertex_cap(nn, cut))
     guarded.grow()
-    return f"{_cause(s, k, guarded)}; {outcome}"
+    if guarded.failure is not None:
+        cause = (f"the bandwidth (nn={nn!r}, h={h!r}) is tiny next to the score range, so "
+                 "the tree would need more vertices than any sensible maxk")
+    else:
+        cause = _cause(s, k, guarded)
+    return f"{cause}; {outcome}"
 
 
 def _cause(s: np.ndarray, k: int, guarded: _Growth) -> str:

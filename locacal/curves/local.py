@@ -54,7 +54,8 @@ from locacal._validation import (
     warn,
 )
 from locacal.curves._base import BaseCalibrator
-from locacal.curves._local_fit import LocalParams, fit_points
+from locacal.curves._local_exact import ExactLocalMap
+from locacal.curves._local_fit import SEQUENTIAL_BUDGET, LocalParams, fit_points
 from locacal.curves._local_window import KERNELS, SortedSample, nn_count, sort_sample
 from locacal.curves._locfit_tree import build_tree
 from locacal.curves.curve import CalibrationCurve
@@ -63,6 +64,7 @@ __all__ = [
     "BACKENDS",
     "EVALUATIONS",
     "LocalRegressionCalibrator",
+    "exact_fit",
     "local_curve",
     "local_estimate",
     "local_params",
@@ -173,6 +175,11 @@ class LocalRegressionCalibrator(BaseCalibrator):
         The validated smoothing parameters.
     tree_ : LocfitTree or None
         locfit's evaluation tree (``evaluation="locfit"``, native backend).
+    exact_map_ : ExactLocalMap
+        The exact fit at any number of new scores (``evaluation="exact"``): every distinct
+        new score is fitted, nothing is interpolated (:func:`exact_fit`).
+    locfit_ : LocfitFit or None
+        R's fit (``backend="locfit"``), made once; it pickles and refits in R when needed.
 
     Notes
     -----
@@ -224,29 +231,28 @@ class LocalRegressionCalibrator(BaseCalibrator):
         check_int(self.maxk, "maxk", minimum=2)  # maxk = 1 aborts R
         self.sample_ = sort_sample(s, y, w)
         _warn_tiny_k(self.sample_, self.params_)
-        self.tree_ = None
+        self.tree_ = self.locfit_ = None
         if self.backend == "locfit":
-            self._locfit(self.sample_.scores[:1])  # R reports bad data (and crashes) here
+            from locacal.curves.rlocfit import locfit_fit
+
+            sample, p = self.sample_, self.params_
+            self.locfit_ = locfit_fit(sample.scores, sample.labels.astype(np.float64),
+                                      sample.weights, degree=p.degree, nn=p.nn,
+                                      h=p.h or 0.0, kernel=p.kernel, maxk=self.maxk,
+                                      evaluation=self.evaluation)
+            self.locfit_.predict(sample.scores[:1])  # R reports bad data here, at fit time
         elif self.evaluation == "locfit":
             self.tree_ = build_tree(self.sample_, self.params_)
             _warn_unsplittable(self.tree_.unsplittable)
-
-    def _locfit(self, points: np.ndarray) -> np.ndarray:
-        from locacal.curves.rlocfit import locfit_estimate
-
-        sample, p = self.sample_, self.params_
-        return locfit_estimate(sample.scores, sample.labels.astype(np.float64),
-                               sample.weights, points, degree=p.degree, nn=p.nn,
-                               h=p.h or 0.0, kernel=p.kernel, maxk=self.maxk,
-                               evaluation=self.evaluation)
+        self.exact_map_ = ExactLocalMap(self.sample_, self.params_, clip=False)
 
     def _raw(self, s: np.ndarray) -> np.ndarray:
         """Unclipped fitted map at validated scores."""
-        if self.backend == "locfit":
-            return self._locfit(s)
+        if self.locfit_ is not None:
+            return self.locfit_.predict(s)
         if self.tree_ is not None:
             return self.tree_(s)
-        return fit_points(self.sample_, s, self.params_).value
+        return exact_fit(self.sample_, self.params_, self.exact_map_, s)
 
     def _finish(self, raw: np.ndarray) -> np.ndarray:
         _warn_empty(raw)
@@ -267,6 +273,25 @@ class LocalRegressionCalibrator(BaseCalibrator):
         if self.backend == "locfit":
             params["maxk"] = self.maxk
         return params
+
+
+def exact_fit(sample: SortedSample, params: LocalParams, exact_map: ExactLocalMap,
+              points: np.ndarray) -> np.ndarray:
+    """The exact local fit at ``points`` (no interpolation), by the cheaper exact route.
+
+    Small problems (distinct points x window length <= ``SEQUENTIAL_BUDGET``) go through
+    :func:`~locacal.curves._local_fit.fit_points`, which sums in locfit's own order and so
+    agrees with R to ~1e-15; larger ones through
+    :class:`~locacal.curves._local_exact.ExactLocalMap` (segment-tree moments, any number of
+    points), which agrees with it to ~1e-12 (degrees 0-1) and ~1e-8 (degree 2, whose solver
+    amplifies summation-order differences).
+    """
+    unique, inverse = np.unique(points, return_inverse=True)
+    window = sample.n if (params.kernel == "gauss" or params.nn is None) else (
+        max(1.0, sample.n * params.nn))
+    if unique.size * window <= SEQUENTIAL_BUDGET:
+        return fit_points(sample, unique, params).value[inverse]
+    return exact_map(unique)[inverse]
 
 
 def tabulate_local_fit(sample: SortedSample, params: LocalParams, grid: np.ndarray,

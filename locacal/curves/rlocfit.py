@@ -1,34 +1,52 @@
-"""R's locfit through rpy2: ``calibration_curve(..., method="locfit")``.
+"""R's locfit through rpy2: ``calibration_curve(..., method="locfit")`` and the
+``backend="locfit"`` calibrators.
 
 Nothing here is imported until a locfit method is asked for, so ``import locacal`` never needs R.
 The R side is ``r_scripts/locfit_bridge.R`` (installed as ``locacal/r_scripts``); this module
-sources it once per session and calls its one function with numeric vectors.
+loads rpy2, R's locfit and that script once per process, and calls its functions with plain
+numeric vectors. Every call into R, from rpy2's import on, runs on locacal's single R thread
+(:mod:`locacal.curves._rsession`), whatever thread the user calls from.
+
+:func:`locfit_fit` fits once and returns a :class:`LocfitFit`, whose ``predict`` asks R at new
+scores: at their sorted unique values only (R's cost), scattered back (O(m log m) here).
 
 Safety: R's locfit recurses without end, and dies with "segfault from C stack overflow", when a
 group of tied scores larger than the nearest-neighbour count sits on a vertex of its evaluation
 tree (decision-tree or isotonic scores). Through rpy2 that would kill the Python process, the
-user's Jupyter kernel. Before calling R, the bridge replays locfit's tree construction in
-Python (:func:`locacal.curves._locfit_tree.locfit_tree_would_crash`) and raises
-:class:`LocfitCrashError` instead, pointing to ``method="local"``, whose
+user's Jupyter kernel. Before fitting, the bridge replays locfit's tree construction in
+Python (:func:`locacal.curves._locfit_tree.locfit_tree_would_crash`, with the R thread's stack
+size) and raises :class:`LocfitCrashError` instead, pointing to ``method="local"``, whose
 ``evaluation="locfit"`` gives the same numbers without R and a defined answer on such ties.
 """
 
 from __future__ import annotations
 
 import functools
+import itertools
 import os
+import warnings
+import weakref
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from locacal._validation import check_choice, check_fraction, check_int
+from locacal._validation import (
+    check_choice,
+    check_fraction,
+    check_int,
+    check_scores,
+    check_scores_labels,
+)
+from locacal.curves import _rsession
 from locacal.curves._local_window import KERNELS
 from locacal.curves.curve import CalibrationCurve
 from locacal.curves.local import EVALUATIONS, local_params
 
-__all__ = ["LocfitCrashError", "RBackendUnavailable", "locfit_curve", "locfit_estimate"]
+__all__ = ["LocfitCrashError", "LocfitFit", "RBackendUnavailable", "locfit_curve",
+           "locfit_estimate", "locfit_fit"]
 
 INSTALL_HINT = (
     "The locfit method needs R with the locfit package and rpy2 3.5.x: "
@@ -38,6 +56,13 @@ INSTALL_HINT = (
     "R 4.2 (undefined symbol R_getVar); rpy2 3.5.17 does. Without R, use method='local' "
     "(evaluation='locfit' reproduces locfit's numbers)."
 )
+
+#: C stack below locfit's recursion on the R thread (Python, rpy2 and R's evaluator frames),
+#: kept out of the depth budget given to the crash predictor: (256 - 4) MiB / 133,000 bytes
+#: = depth 1986. Measured on the R thread (R 4.2.2, locfit 1.5-9.7, x86-64): depth 2027
+#: finishes, 2070 dies with SIGSEGV, so the limit errs by ~40 levels on the safe side
+#: (tests/test_rlocfit.py::test_stack_overflow_depth_on_the_r_thread_is_predicted).
+STACK_RESERVE_BYTES = 4 * 1024 * 1024
 
 
 class RBackendUnavailable(ImportError):
@@ -58,16 +83,34 @@ def _bridge_file() -> Path:
     return path
 
 
-@functools.cache
-def _r_function():
-    """Load rpy2, R's locfit and the bridge script once.
+@dataclass(frozen=True)
+class _Bridge:
+    """The R functions of ``locfit_bridge.R`` and rpy2's low-level pieces (R thread only)."""
 
-    Returns the R function, rpy2's vector constructor and its R error class.
+    fit: Any
+    predict: Any
+    drop: Any
+    ri: Any  # rpy2.rinterface
+    error: type[Exception]  # rpy2's RRuntimeError
+
+
+@functools.cache
+def _bridge() -> _Bridge:
+    """Initialise R through rpy2 and load locfit and the bridge script, once (R thread only).
+
+    Only rpy2's low-level ``rinterface`` is used: it needs none of ``rpy2.robjects``'
+    per-thread conversion rules, and numeric vectors cross by a single memory copy.
     """
     saved = os.environ.get("LD_LIBRARY_PATH")
     try:
-        import rpy2.robjects as ro
+        import rpy2.rinterface as ri
         from rpy2.rinterface_lib.embedded import RRuntimeError
+
+        # rpy2 warns that R initialised off the main thread keeps SIGINT; it does not: rpy2
+        # sets R_SignalHandlers = 0 and Ctrl-C still reaches Python (checked by hand).
+        warnings.filterwarnings("ignore", message="R is not initialized by the main thread",
+                                category=UserWarning)
+        ri.initr_simple()
     except Exception as exc:  # ImportError, or rpy2 failing to find/load libR
         raise RBackendUnavailable(f"{INSTALL_HINT} (rpy2 failed: {exc})") from exc
     finally:
@@ -79,52 +122,193 @@ def _r_function():
         else:
             os.environ["LD_LIBRARY_PATH"] = saved
     try:
-        ro.r('suppressPackageStartupMessages(library(locfit))')
-        ro.r["source"](str(_bridge_file()))
+        ri.evalr("suppressPackageStartupMessages(library(locfit))")
+        ri.baseenv["source"](ri.StrSexpVector([str(_bridge_file())]))
     except RRuntimeError as exc:
         raise RBackendUnavailable(f"{INSTALL_HINT} (R said: {exc})") from exc
-    return ro.globalenv["locacal_locfit"], ro.FloatVector, RRuntimeError
+    env = ri.globalenv
+    return _Bridge(env.find("locacal_locfit_fit"), env.find("locacal_locfit_predict"),
+                   env.find("locacal_locfit_drop"), ri, RRuntimeError)
 
 
-def _call_r(scores, labels, weights, points, *, nn, h, degree, kernel, maxk, exact):
-    fn, vector, RRuntimeError = _r_function()
-    w = np.ones_like(scores) if weights is None else weights
-    try:
-        out = fn(vector(labels), vector(scores), vector(w), vector(points), nn, h, degree,
-                 KERNELS[kernel], maxk, exact)
-    except RRuntimeError as exc:
-        raise RuntimeError(f"R's locfit failed: {str(exc).strip()}") from exc
-    return np.asarray(out, dtype=np.float64)
+def _r_failure(exc: Exception) -> RuntimeError:
+    """R's error as a RuntimeError carrying R's message (nothing of R attached)."""
+    return RuntimeError(f"R's locfit failed: {str(exc).strip()}")
+
+
+@dataclass(frozen=True)
+class LocfitSettings:
+    """Validated settings of one locfit call (see :func:`locfit_fit`)."""
+
+    degree: int
+    nn: float
+    h: float
+    kernel: str
+    maxk: int
+    evaluation: str
+
+
+def locfit_settings(degree: int = 0, nn: float = 0.15, h: float = 0.0, kernel: str = "rect",
+                    maxk: int = 200, evaluation: str = "locfit") -> LocfitSettings:
+    """Check locfit's settings with the native engine's rules; ``h = 0`` means no fixed part."""
+    check_fraction(nn, "nn")  # locfit always needs nn (the native engine allows None)
+    params = local_params(degree, nn, h or None, kernel)  # the native engine's checks
+    maxk = check_int(maxk, "maxk", minimum=2)  # maxk = 1 aborts R (and this process)
+    check_choice(evaluation, EVALUATIONS, "evaluation")
+    return LocfitSettings(params.degree, float(params.nn), params.h or 0.0, params.kernel,
+                          maxk, evaluation)
+
+
+_keys = itertools.count()
+
+
+class LocfitFit:
+    """R's locfit fitted to calibration data once; :meth:`predict` asks R at new scores.
+
+    Made by :func:`locfit_fit`. The R object lives in R (``locacal_fits`` in the bridge) under
+    a key and is freed when this object is garbage collected. Pickling keeps the data and the
+    settings; an unpickled fit rebuilds its R side on first use (same numbers: locfit is
+    deterministic). With ``evaluation="exact"`` the fit is evaluated at the requested scores
+    themselves (``ev = points``), so each :meth:`predict` fits again in R.
+
+    Attributes
+    ----------
+    scores, labels : ndarray
+    weights : ndarray or None
+    settings : LocfitSettings
+    """
+
+    def __init__(self, scores: np.ndarray, labels: np.ndarray, weights: np.ndarray | None,
+                 settings: LocfitSettings):
+        self.scores, self.labels, self.weights = scores, labels, weights
+        self.settings = settings
+        self._key: str | None = None  # touched on the R thread only
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state["_key"] = None
+        return state
+
+    def predict(self, points: Any) -> np.ndarray:
+        """locfit's estimate at ``points`` (raw, unclipped), as R's ``predict`` returns it.
+
+        R is asked only at the sorted unique points; their values are scattered back.
+        """
+        x = check_scores(points, "points")
+        unique, inverse = np.unique(x, return_inverse=True)
+        return _rsession.run(self._predict_sorted, unique)[inverse]
+
+    def _ensure_in_r(self) -> None:
+        """Fit in R unless done already in this process (R thread only)."""
+        if self._key is not None:
+            return
+        bridge = _bridge()
+        ri, s = bridge.ri, self.settings
+        w = np.ones_like(self.scores) if self.weights is None else self.weights
+        key = f"fit{next(_keys)}"
+        try:
+            bridge.fit(ri.StrSexpVector([key]), _floats(ri, self.labels),
+                       _floats(ri, self.scores), _floats(ri, w), _floats(ri, [s.nn]),
+                       _floats(ri, [s.h]), _floats(ri, [s.degree]),
+                       ri.StrSexpVector([KERNELS[s.kernel]]), _floats(ri, [s.maxk]),
+                       ri.BoolSexpVector([s.evaluation == "exact"]))
+        except bridge.error as exc:
+            raise _r_failure(exc) from None
+        self._key = key
+        weakref.finalize(self, _rsession.post, _drop, key).atexit = False
+
+    def _predict_sorted(self, points: np.ndarray) -> np.ndarray:
+        """R's prediction at sorted unique ``points`` (R thread only)."""
+        self._ensure_in_r()
+        bridge = _bridge()
+        try:
+            out = bridge.predict(bridge.ri.StrSexpVector([self._key]),
+                                 _floats(bridge.ri, points))
+        except bridge.error as exc:
+            raise _r_failure(exc) from None
+        return np.array(out.memoryview(), dtype=np.float64)
+
+
+def _floats(ri: Any, values: Any) -> Any:
+    """An R double vector holding ``values`` (one memory copy for arrays)."""
+    return ri.FloatSexpVector(np.ascontiguousarray(values, dtype=np.float64))
+
+
+def _drop(key: str) -> None:
+    """Free a fit's R object (R thread only; from :class:`LocfitFit`'s finalizer)."""
+    bridge = _bridge()
+    bridge.drop(bridge.ri.StrSexpVector([key]))
+
+
+def locfit_fit(scores: Any, labels: Any, weights: Any = None, *, degree: int = 0,
+               nn: float = 0.15, h: float = 0.0, kernel: str = "rect", maxk: int = 200,
+               evaluation: str = "locfit") -> LocfitFit:
+    """Fit ``locfit(d ~ lp(s, nn = nn, h = h, deg = degree), kern = kernel, maxk = maxk,
+    weights = w, ev = ...)`` in R, once.
+
+    Parameters
+    ----------
+    scores, labels, weights : array-like
+        Calibration data (scores in [0, 1], 0/1 labels, optional non-negative weights).
+    degree : {0, 1, 2}, default 0
+    nn : float in (0, 1], default 0.15
+        Nearest-neighbour fraction (``lp(nn = )``).
+    h : float, default 0
+        Constant bandwidth component (``lp(h = )``); locfit uses the larger of the two.
+    kernel : {"rect", "tricube", "gauss", "epan"}, default "rect"
+    maxk : int >= 2, default 200
+        Vertex space of the evaluation tree (the 2024 slides use 200).
+    evaluation : {"locfit", "exact"}, default "locfit"
+        ``"locfit"``: locfit's default adaptive tree (``ev = rbox()``) and its interpolation,
+        what ``predict(fit, newdata = )`` returns; ``"exact"``: the fit at the requested
+        points themselves (``ev = points``).
+
+    Returns
+    -------
+    LocfitFit
+        Its ``predict(points)`` gives the raw (unclipped) estimate.
+
+    Raises
+    ------
+    RBackendUnavailable
+        R, rpy2 or locfit missing (an ImportError; the message says what to install).
+    LocfitCrashError
+        The tied scores would crash R's locfit (or exhaust its vertex space, ``maxk``);
+        nothing was sent to R.
+    RuntimeError
+        R's locfit stopped with an error; the message is R's.
+    """
+    s, y, w = check_scores_labels(scores, labels, weights, warn_one_class=False)
+    settings = locfit_settings(degree, nn, h, kernel, maxk, evaluation)
+    if settings.evaluation == "locfit":
+        _refuse_crashing_ties(s, settings)
+    fit = LocfitFit(s, y, w, settings)
+    _rsession.run(fit._ensure_in_r)
+    return fit
+
+
+def _refuse_crashing_ties(scores: np.ndarray, settings: LocfitSettings) -> None:
+    from locacal.curves._locfit_tree import locfit_tree_would_crash
+
+    reason = locfit_tree_would_crash(
+        scores, nn=settings.nn, h=settings.h or None, cut=0.8, maxk=settings.maxk,
+        stack_bytes=_rsession.STACK_BYTES - STACK_RESERVE_BYTES)
+    if reason is not None:
+        raise LocfitCrashError(
+            f"R's locfit would crash on these scores ({reason}), killing this Python "
+            "process. Use method='local' (add evaluation='locfit' for locfit's "
+            "interpolation), which handles tied scores without jitter."
+        )
 
 
 def locfit_estimate(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray | None,
                     points: np.ndarray, *, degree: int = 0, nn: float = 0.15,
                     h: float = 0.0, kernel: str = "rect", maxk: int = 200,
                     evaluation: str = "locfit") -> np.ndarray:
-    """Raw locfit estimate at ``points`` (unclipped), from R.
-
-    Calls ``locfit(d ~ lp(s, nn = nn, h = h, deg = degree), kern = kernel, maxk = maxk,
-    weights = w, ev = ...)`` and ``predict`` at ``points``: with ``evaluation="locfit"`` the
-    default adaptive tree (``ev = rbox()``), with ``"exact"`` the points themselves.
-    """
-    check_fraction(nn, "nn")  # locfit always needs nn (the native engine allows None)
-    params = local_params(degree, nn, h or None, kernel)  # the native engine's checks
-    degree, nn, h = params.degree, params.nn, params.h or 0.0
-    maxk = check_int(maxk, "maxk", minimum=2)  # maxk = 1 aborts R (and this process)
-    check_choice(evaluation, EVALUATIONS, "evaluation")
-    if evaluation == "locfit":
-        from locacal.curves._locfit_tree import locfit_tree_would_crash
-
-        reason = locfit_tree_would_crash(scores, weights, nn=nn, h=params.h, degree=degree,
-                                         kernel=kernel, maxk=maxk)
-        if reason is not None:
-            raise LocfitCrashError(
-                f"R's locfit would crash on these scores ({reason}), killing this Python "
-                "process. Use method='local' (add evaluation='locfit' for locfit's "
-                "interpolation), which handles tied scores without jitter."
-            )
-    return _call_r(scores, labels, weights, points, nn=nn, h=h, degree=degree, kernel=kernel,
-                   maxk=maxk, exact=evaluation == "exact")
+    """Raw locfit estimate at ``points`` (unclipped), from R: ``locfit_fit(...).predict``."""
+    fit = locfit_fit(scores, labels, weights, degree=degree, nn=nn, h=h, kernel=kernel,
+                     maxk=maxk, evaluation=evaluation)
+    return fit.predict(points)
 
 
 def locfit_curve(scores: Any, labels: Any, weights: Any = None, *, grid: Any = None,
