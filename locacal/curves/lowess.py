@@ -8,9 +8,10 @@ import numpy as np
 
 from locacal._validation import check_fraction, check_int, check_positive
 from locacal.curves._base import BaseCalibrator
-from locacal.curves._local_fit import LocalParams, fit_points
+from locacal.curves._local_exact import ExactLocalMap
+from locacal.curves._local_fit import LocalParams
 from locacal.curves._local_window import sort_sample
-from locacal.curves.local import tabulate_local_fit
+from locacal.curves.local import exact_fit, tabulate_local_fit
 
 __all__ = ["LowessCalibrator"]
 
@@ -71,6 +72,7 @@ class LowessCalibrator(BaseCalibrator):
                              "lowess, which takes no weights; use it=0, delta=0 with weights")
         self.sample_ = sort_sample(s, y, w)
         self.params_ = LocalParams(degree=1, nn=frac, h=None, kernel="tricube")
+        self.exact_map_ = ExactLocalMap(self.sample_, self.params_, clip=False)
 
     def _raw(self, s: np.ndarray) -> np.ndarray:
         if self.statsmodels_:
@@ -79,7 +81,7 @@ class LowessCalibrator(BaseCalibrator):
             return sm.nonparametric.lowess(self.sample_.labels.astype(np.float64),
                                            self.sample_.scores, frac=self.frac, it=self.it,
                                            delta=self.delta, xvals=s)
-        return fit_points(self.sample_, s, self.params_).value
+        return exact_fit(self.sample_, self.params_, self.exact_map_, s)
 
     def _predict(self, s: np.ndarray) -> np.ndarray:
         raw = self._raw(s)
