@@ -10,8 +10,9 @@ ratio, and a breakdown: the shared steps (validation, sort, quantile and adaptiv
 each metric on the prepared sample, and scikit-learn's ``roc_auc_score`` for comparison with
 the Mann-Whitney AUC. Usage::
 
-    python benchmarks/bench_report.py            # n = 1e5, 1e6, 1e7
+    python benchmarks/bench_report.py                      # n = 1e5, 1e6, 1e7
     python benchmarks/bench_report.py --max-n 1e6
+    python benchmarks/bench_report.py --min-n 1e7 --weights yes --skip wmse
 """
 
 from __future__ import annotations
@@ -48,7 +49,7 @@ def data(n: int, weighted: bool, seed: int = 0):
     return s, y, w, np.clip(s * 1.1, 0, 1)
 
 
-def breakdown(s, y, w, p, repeats: int) -> dict[str, float]:
+def breakdown(s, y, w, p, repeats: int, skip: tuple[str, ...]) -> dict[str, float]:
     """Time of each step; the shared ones first, each metric then on the prepared sample."""
     times = {}
     for _ in range(repeats):  # a fresh sample each time, so that nothing is cached
@@ -58,9 +59,11 @@ def breakdown(s, y, w, p, repeats: int) -> dict[str, float]:
         _, steps["quantile bins"] = timed(sample.bin_statistics, "quantile", 10)
         _, steps["adaptive bins"] = timed(sample.bin_statistics, "adaptive")
         for name in REPORT_COLUMNS:
-            _, steps[name] = timed(METRICS[name].compute, sample)
+            if name not in skip:
+                _, steps[name] = timed(METRICS[name].compute, sample)
         for step, t in steps.items():
             times[step] = min(times.get(step, np.inf), t)
+    times["(sum of the steps above)"] = sum(times.values())
     _, times["(sklearn roc_auc_score)"] = timed(roc_auc_score, y, s, sample_weight=w,
                                                 repeats=repeats)
     return times
@@ -68,36 +71,35 @@ def breakdown(s, y, w, p, repeats: int) -> dict[str, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--min-n", type=float, default=1e5)
     parser.add_argument("--max-n", type=float, default=1e7)
+    parser.add_argument("--weights", choices=("both", "no", "yes"), default="both")
+    parser.add_argument("--skip", nargs="*", default=(), choices=REPORT_COLUMNS,
+                        help="metrics left out of the breakdown and of the report's timing "
+                             "(e.g. wmse, which another change makes O(n log n))")
     args = parser.parse_args()
-    sizes = [n for n in (10**5, 10**6, 10**7) if n <= args.max_n]
+    skip = tuple(args.skip)
+    sizes = [n for n in (10**5, 10**6, 10**7) if args.min_n <= n <= args.max_n]
+    weightings = {"both": (False, True), "no": (False,), "yes": (True,)}[args.weights]
     warnings.simplefilter("ignore")
     calibration_report(*data(1000, False)[:2])  # warm-up (imports)
-    rows = []
     for n in sizes:
-        for weighted in (False, True):
+        for weighted in weightings:
             s, y, w, p = data(n, weighted)
             repeats = REPEATS if n < 10**7 else 1
             _, t_sort = timed(np.sort, s, repeats=repeats)
-            _, t_report = timed(calibration_report, s, y, weights=w, true_p=p, repeats=repeats)
-            parts = breakdown(s, y, w, p, repeats)
-            rows.append((n, weighted, t_report, t_sort, parts))
-            label = "weighted" if weighted else "unweighted"
-            print(f"n = {n:>10,} {label:>10}: report {t_report:8.2f} s, np.sort "
-                  f"{t_sort:6.3f} s, ratio {t_report / t_sort:6.1f}", flush=True)
-    print("\nPer step (s) and, in brackets, as a multiple of np.sort of the same run:")
-    header = f"{'step':<26}" + "".join(
-        f"{f'{n:.0e} ' + ('w' if wt else 'u'):>18}" for n, wt, *_ in rows)
-    print(header)
-    for step in rows[0][4]:
-        line = f"{step:<26}"
-        for *_, t_sort, parts in rows:
-            line += f"{parts[step]:>9.3f} [{parts[step] / t_sort:5.1f}]"
-        print(line)
-    line = f"{'report (total)':<26}"
-    for _, _, t_report, t_sort, _ in rows:
-        line += f"{t_report:>9.3f} [{t_report / t_sort:5.1f}]"
-    print(line)
+            label = f"n = {n:,}, {'weighted' if weighted else 'unweighted'}"
+            if not skip:
+                _, t_report = timed(calibration_report, s, y, weights=w, true_p=p,
+                                    repeats=repeats)
+                label += (f": calibration_report {t_report:.2f} s, np.sort {t_sort:.3f} s, "
+                          f"ratio {t_report / t_sort:.1f}")
+            else:
+                label += f" (report not timed: {', '.join(skip)} skipped); np.sort {t_sort:.3f} s"
+            print(label)
+            for step, t in breakdown(s, y, w, p, repeats, skip).items():
+                print(f"    {step:<26}{t:9.3f} s  [{t / t_sort:6.1f} x np.sort]")
+            print(flush=True)
 
 
 if __name__ == "__main__":
