@@ -25,7 +25,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from locacal import metrics, simulate, trees
+from locacal import metrics, simulate, studies
 from locacal.studies import run_simulation
 
 HERE = Path(__file__).resolve().parent
@@ -64,15 +64,15 @@ def main() -> None:
 
     sim, t_sim = timed(run_simulation, n_samples=n_samples, n_obs=2000, progress=False)
     rows.append((f"simulation 6 x {n_samples} x 2000, all metrics + curves", t_sim, None))
-    data = trees.tree_data(seed=2024)
+    data = studies.tree_data(seed=2024)
     grid_kwargs = {"min_leaves": (10, 100, 1000)}
     if args.quick:
         grid_kwargs["cps"] = (0.1, 0.01, 0.001, 1e-4, 0.0)
-    tree_grid, t_tree = timed(trees.tree_grid_study, data=data, progress=False, **grid_kwargs)
+    tree_grid, t_tree = timed(studies.tree_grid_study, data=data, progress=False, **grid_kwargs)
     n_trees = tree_grid.metrics["model"].nunique()
     rows.append((f"tree grid, {n_trees} trees on 100k rows, 3 splits", t_tree, None))
     forest_kwargs = {"n_estimators": (10, 50)} if args.quick else {}
-    forest_grid, t_forest = timed(trees.forest_grid_study, data=data, progress=False,
+    forest_grid, t_forest = timed(studies.forest_grid_study, data=data, progress=False,
                                   **forest_kwargs)
     n_forests = forest_grid.metrics["model"].nunique()
     rows.append((f"forest grid, {n_forests} forests on 100k rows, 3 splits", t_forest, None))

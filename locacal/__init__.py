@@ -36,8 +36,13 @@ from locacal.recalibration import (
     recalibrate,
     split,
 )
-from locacal.studies import real_data_study, run_simulation
-from locacal.trees import forest_grid_study, tree_case_study, tree_grid_study
+from locacal.studies import (
+    forest_grid_study,
+    real_data_study,
+    run_simulation,
+    tree_case_study,
+    tree_grid_study,
+)
 
 __version__ = "0.1.0"
 

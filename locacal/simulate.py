@@ -170,7 +170,7 @@ def tree_dgp(
 
     with (a1, a2) = (4, 3). Centring by (a1 + a2)/2 puts E[η] = 0, so p is spread
     symmetrically around 1/2 (about 0.03 to 0.97). There is no score: a model has to be
-    fitted (:mod:`locacal.trees`); ``score`` is absent from the frame.
+    fitted (:mod:`locacal.studies.tree_models`); ``score`` is absent from the frame.
 
     Parameters
     ----------

@@ -17,13 +17,13 @@ import matplotlib
 matplotlib.use("Agg")
 import pandas as pd
 
-from locacal import trees
+from locacal import studies
 
 OUT = Path(__file__).resolve().parent / "output"
 OUT.mkdir(exist_ok=True)
 pd.set_option("display.width", 140)
 
-case = trees.tree_case_study(seed=2024)
+case = studies.tree_case_study(seed=2024)
 print(case.summary("test").round(4))
 
 # %% [markdown]
@@ -47,18 +47,18 @@ for name, result in case.recalibrations.items():
 # The KL-best tree is chosen on the calibration split and reported on test.
 
 # %%
-grid = trees.tree_grid_study(data=case.data)
+grid = studies.tree_grid_study(data=case.data)
 print(grid.best()[["model", "n_leaves", "split", "true_mse", "auc", "brier", "lcs", "kl"]])
-trees.plot_score_distributions(grid, min_leaf=100).savefig(OUT / "trees_fig17.png", dpi=110)
-trees.plot_metrics_vs_leaves(grid).savefig(OUT / "trees_metrics_vs_leaves.png", dpi=110)
+studies.plot_score_distributions(grid, min_leaf=100).savefig(OUT / "trees_fig17.png", dpi=110)
+studies.plot_metrics_vs_leaves(grid).savefig(OUT / "trees_metrics_vs_leaves.png", dpi=110)
 
 # %% [markdown]
 # ## Random forests
 
 # %%
-forests = trees.forest_grid_study(data=case.data)
+forests = studies.forest_grid_study(data=case.data)
 print(forests.metrics[forests.metrics["split"] == "test"]
       .sort_values("kl")[["model", "n_leaves", "true_mse", "auc", "brier", "lcs", "kl"]]
       .head(6).round(4))
-trees.plot_metrics_vs_leaves(forests, by="n_estimators").savefig(
+studies.plot_metrics_vs_leaves(forests, by="n_estimators").savefig(
     OUT / "forests_metrics_vs_leaves.png", dpi=110)

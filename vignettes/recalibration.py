@@ -30,7 +30,7 @@ from locacal.recalibration import (
     recalibrate,
     split,
 )
-from locacal.recalibration.study import (
+from locacal.studies import (
     calibrated_scores_study,
     slides_recalibration_study,
     study_summary,

@@ -5,6 +5,9 @@
 * :mod:`~locacal.metrics.binned`: ECE, QMSE, the slides' thresholded ECE, the thesis's MSE
   calibration score, its interval and the Brier decomposition.
 * :mod:`~locacal.metrics.local`: the Local Calibration Score and the WMSE.
+* :mod:`~locacal.metrics.registry`: the table of every metric (what it needs, whether higher
+  is better, its meaning and reference) and ``evaluate``, which validates and sorts a sample
+  once for any list of them.
 * :mod:`~locacal.metrics.report`: all of them in one table.
 """
 

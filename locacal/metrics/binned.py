@@ -9,18 +9,9 @@ from typing import Any
 
 import numpy as np
 
-from locacal._validation import (
-    check_fraction,
-    check_int,
-    check_scores_labels,
-)
-from locacal.curves.binning import (
-    Z_95,
-    BinStatistics,
-    assign_bins,
-    bin_statistics,
-    default_bin_size,
-)
+from locacal._validation import check_int
+from locacal.curves.binning import Z_95, BinStatistics
+from locacal.metrics._prepared import PreparedSample, prepare
 
 __all__ = [
     "BrierDecomposition",
@@ -28,6 +19,7 @@ __all__ = [
     "brier_decomposition",
     "calib_err",
     "calib_mse",
+    "calib_mse_from_bins",
     "calib_mse_interval",
     "ece",
     "ece_thresholded",
@@ -35,9 +27,41 @@ __all__ = [
 ]
 
 
-def _stats(scores, labels, weights, strategy, bins, bin_size=None) -> BinStatistics:
-    s, y, w = check_scores_labels(scores, labels, weights)
-    return bin_statistics(s, y, w, strategy=strategy, bins=bins, bin_size=bin_size)
+def calib_mse_from_bins(stats: BinStatistics) -> float:
+    """The bin-weighted mean squared gap between mean score and mean label: CalibMSE on
+    adaptive bins, QMSE on quantile or uniform bins. Every metric of that form calls this.
+
+    .. math:: \\frac{1}{n} \\sum_{b=1}^B n_b (\\bar s_b - \\bar d_b)^2
+
+    with n_b the (weighted) size of bin b and n their sum.
+
+    References
+    ----------
+    Nguyen (2015), thesis §3.1.3 (CalibMSE, from DeGroot & Fienberg's decomposition).
+    """
+    gap = stats.mean_score - stats.mean_label
+    return float(np.sum(stats.weight * gap**2) / stats.weight.sum())
+
+
+def ece_from_bins(stats: BinStatistics) -> float:
+    """The bin-weighted mean absolute gap between mean label and mean score (the ECE)."""
+    return float(np.sum(stats.weight * np.abs(stats.mean_label - stats.mean_score))
+                 / stats.weight.sum())
+
+
+def ece_thresholded_from_sample(sample: PreparedSample, *, bins: int = 10,
+                                strategy: str = "quantile") -> float:
+    """:func:`ece_thresholded` of a prepared sample, at the sample's threshold."""
+    b = sample.bins(strategy, bins)
+    sorted_ = sample.sorted
+    correct = (sorted_.scores >= sample.threshold) == sorted_.labels
+    if sorted_.weights is None:
+        acc, conf, n_b = b.sums(correct.astype(np.float64)), b.sums(sorted_.scores), b.count
+    else:
+        w = sorted_.weights
+        acc, conf, n_b = b.sums(w * correct), b.sums(w * sorted_.scores), b.sums(w)
+    gap = np.abs(acc - conf)  # = n_b * |acc(b) - conf(b)|
+    return float(gap.sum() / n_b.sum())
 
 
 def ece(scores: Any, labels: Any, *, weights: Any = None, bins: int = 10,
@@ -63,8 +87,7 @@ def ece(scores: Any, labels: Any, *, weights: Any = None, bins: int = 10,
     strategy : {"quantile", "uniform", "adaptive"}, default "quantile"
         How bins are formed.
     """
-    st = _stats(scores, labels, weights, strategy, bins)
-    return float(np.sum(st.weight * np.abs(st.mean_label - st.mean_score)) / st.weight.sum())
+    return ece_from_bins(prepare(scores, labels, weights).bin_statistics(strategy, bins))
 
 
 def qmse(scores: Any, labels: Any, *, weights: Any = None, bins: int = 10,
@@ -76,8 +99,7 @@ def qmse(scores: Any, labels: Any, *, weights: Any = None, bins: int = 10,
     With ``strategy="adaptive"`` this is the thesis's MSE calibration score
     (:func:`calib_mse`).
     """
-    st = _stats(scores, labels, weights, strategy, bins)
-    return float(np.sum(st.weight * (st.mean_label - st.mean_score) ** 2) / st.weight.sum())
+    return calib_mse_from_bins(prepare(scores, labels, weights).bin_statistics(strategy, bins))
 
 
 def ece_thresholded(scores: Any, labels: Any, *, weights: Any = None, bins: int = 10,
@@ -100,19 +122,8 @@ def ece_thresholded(scores: Any, labels: Any, *, weights: Any = None, bins: int 
     The R code classifies with ``scores > threshold``; the slides (the specification) with
     ``>=``; locacal follows the slides (they differ only for scores equal to the threshold).
     """
-    s, y, w = check_scores_labels(scores, labels, weights)
-    tau = check_fraction(threshold, "threshold", low_open=False)
-    bins = check_int(bins, "bins", minimum=1)
-    size = default_bin_size(s.size)
-    idx, upper = assign_bins(s, y, w, strategy, bins, size)
-    w = np.ones_like(s) if w is None else w
-    correct = ((s >= tau) == (y == 1.0)).astype(np.float64)
-    n_b = np.bincount(idx, weights=w, minlength=upper.size)
-    acc = np.bincount(idx, weights=w * correct, minlength=upper.size)
-    conf = np.bincount(idx, weights=w * s, minlength=upper.size)
-    keep = n_b > 0
-    gap = np.abs(acc[keep] - conf[keep])  # = n_b * |acc(b) - conf(b)|
-    return float(gap.sum() / n_b.sum())
+    sample = prepare(scores, labels, weights, threshold=threshold)
+    return ece_thresholded_from_sample(sample, bins=bins, strategy=strategy)
 
 
 def calib_mse(scores: Any, labels: Any, *, weights: Any = None,
@@ -134,8 +145,8 @@ def calib_mse(scores: Any, labels: Any, *, weights: Any = None,
     Nguyen (2015), thesis §3.1.3 (definition from DeGroot & Fienberg's decomposition) and
     §3.2.1 (adaptive binning, step 5).
     """
-    st = _stats(scores, labels, weights, "adaptive", 1, bin_size)
-    return float(np.sum(st.weight * (st.mean_score - st.mean_label) ** 2) / st.weight.sum())
+    stats = prepare(scores, labels, weights).bin_statistics("adaptive", bin_size=bin_size)
+    return calib_mse_from_bins(stats)
 
 
 def calib_err(scores: Any, labels: Any, *, weights: Any = None,
@@ -180,12 +191,16 @@ def brier_decomposition(scores: Any, labels: Any, *, weights: Any = None,
     Murphy & Winkler (1984); DeGroot & Fienberg (1983); Nguyen & O'Connor (2015), poster,
     "Calibration-refinement breakdown"; thesis §3.1.
     """
-    s, y, w = check_scores_labels(scores, labels, weights)
-    st = bin_statistics(s, y, w, strategy="adaptive", bin_size=bin_size)
+    return brier_decomposition_from_sample(prepare(scores, labels, weights), bin_size=bin_size)
+
+
+def brier_decomposition_from_sample(sample: PreparedSample, *,
+                                    bin_size: int | None = None) -> BrierDecomposition:
+    """:func:`brier_decomposition` of a prepared sample."""
+    st = sample.bin_statistics("adaptive", bin_size=bin_size)
     total = st.weight.sum()
-    wv = np.ones_like(s) if w is None else w
-    brier = float(np.dot(wv, (y - s) ** 2) / total)
-    calibration = float(np.sum(st.weight * (st.mean_score - st.mean_label) ** 2) / total)
+    brier = float(np.dot(sample.unit_weights, (sample.labels - sample.scores) ** 2) / total)
+    calibration = calib_mse_from_bins(st)
     p = st.mean_label
     refinement = float(np.sum(st.weight * p * (1.0 - p)) / total)
     return BrierDecomposition(brier, calibration, refinement, brier - calibration - refinement)
@@ -216,14 +231,14 @@ def calib_mse_interval(scores: Any, labels: Any, *, weights: Any = None,
     ----------
     Nguyen (2015), thesis §3.2.2.
     """
-    s, y, w = check_scores_labels(scores, labels, weights)
+    sample = prepare(scores, labels, weights)
     n_samples = check_int(n_samples, "n_samples", minimum=2)
-    st = bin_statistics(s, y, w, strategy="adaptive", bin_size=bin_size)
+    st = sample.bin_statistics("adaptive", bin_size=bin_size)
     p, q, size = st.mean_label, st.mean_score, st.weight
     se = np.sqrt(p * (1.0 - p) / st.effective_size)
     rng = np.random.default_rng(seed)
     draws = rng.normal(p, se, size=(n_samples, p.size))
     scores_star = ((q - draws) ** 2) @ size / size.sum()
     mean, sd = float(scores_star.mean()), float(scores_star.std(ddof=1))
-    estimate = float(np.sum(size * (q - p) ** 2) / size.sum())
-    return CalibMSEInterval(estimate, mean, sd, mean - Z_95 * sd, mean + Z_95 * sd)
+    return CalibMSEInterval(calib_mse_from_bins(st), mean, sd, mean - Z_95 * sd,
+                            mean + Z_95 * sd)

@@ -11,16 +11,14 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from sklearn.metrics import roc_auc_score
 
 from locacal._validation import (
-    check_fraction,
     check_probabilities,
     check_scores,
-    check_scores_labels,
     check_weights,
     warn,
 )
+from locacal.metrics._prepared import Confusion, PreparedSample, prepare
 
 __all__ = ["accuracy", "auc", "brier_score", "sensitivity", "specificity", "true_mse"]
 
@@ -40,8 +38,12 @@ def brier_score(scores: Any, labels: Any, *, weights: Any = None) -> float:
     ----------
     Brier (1950); Machado, Charpentier et al. (2024), eq. (3).
     """
-    s, y, w = check_scores_labels(scores, labels, weights)
-    return _mean((y - s) ** 2, w)
+    return brier_from_sample(prepare(scores, labels, weights))
+
+
+def brier_from_sample(sample: PreparedSample) -> float:
+    """:func:`brier_score` of a prepared sample."""
+    return sample.mean((sample.labels - sample.scores) ** 2)
 
 
 def true_mse(scores: Any, true_p: Any, *, weights: Any = None) -> float:
@@ -59,47 +61,66 @@ def true_mse(scores: Any, true_p: Any, *, weights: Any = None) -> float:
     return _mean((p - s) ** 2, w)
 
 
-def _confusion(scores: Any, labels: Any, weights: Any, threshold: float):
-    s, y, w = check_scores_labels(scores, labels, weights, warn_one_class=False)
-    tau = check_fraction(threshold, "threshold", low_open=False)
-    w = np.ones_like(s) if w is None else w
-    pred = s >= tau
-    pos = y == 1.0
-    return (float(w[pred & pos].sum()), float(w[~pred & ~pos].sum()),
-            float(w[pred & ~pos].sum()), float(w[~pred & pos].sum()))
+def _confusion(scores: Any, labels: Any, weights: Any, threshold: float) -> Confusion:
+    return prepare(scores, labels, weights, threshold=threshold,
+                   warn_one_class=False).confusion()
+
+
+def accuracy_from_confusion(c: Confusion) -> float:
+    """(TP + TN) / n."""
+    return (c.tp + c.tn) / (c.tp + c.tn + c.fp + c.fn)
+
+
+def sensitivity_from_confusion(c: Confusion) -> float:
+    """TP / (TP + FN); NaN, with a warning, when there is no positive."""
+    if c.tp + c.fn == 0:
+        warn("no positive label: sensitivity is undefined (NaN)")
+        return float("nan")
+    return c.tp / (c.tp + c.fn)
+
+
+def specificity_from_confusion(c: Confusion) -> float:
+    """TN / (TN + FP); NaN, with a warning, when there is no negative."""
+    if c.tn + c.fp == 0:
+        warn("no negative label: specificity is undefined (NaN)")
+        return float("nan")
+    return c.tn / (c.tn + c.fp)
 
 
 def accuracy(scores: Any, labels: Any, *, weights: Any = None, threshold: float = 0.5) -> float:
     """Share of correct classes when predicting 1 for s >= threshold: (TP + TN) / n."""
-    tp, tn, fp, fn = _confusion(scores, labels, weights, threshold)
-    return (tp + tn) / (tp + tn + fp + fn)
+    return accuracy_from_confusion(_confusion(scores, labels, weights, threshold))
 
 
 def sensitivity(scores: Any, labels: Any, *, weights: Any = None,
                 threshold: float = 0.5) -> float:
     """True positive rate TP / (TP + FN); NaN, with a warning, when there is no positive."""
-    tp, _, _, fn = _confusion(scores, labels, weights, threshold)
-    if tp + fn == 0:
-        warn("no positive label: sensitivity is undefined (NaN)")
-        return float("nan")
-    return tp / (tp + fn)
+    return sensitivity_from_confusion(_confusion(scores, labels, weights, threshold))
 
 
 def specificity(scores: Any, labels: Any, *, weights: Any = None,
                 threshold: float = 0.5) -> float:
     """True negative rate TN / (TN + FP); NaN, with a warning, when there is no negative."""
-    _, tn, fp, _ = _confusion(scores, labels, weights, threshold)
-    if tn + fp == 0:
-        warn("no negative label: specificity is undefined (NaN)")
-        return float("nan")
-    return tn / (tn + fp)
+    return specificity_from_confusion(_confusion(scores, labels, weights, threshold))
 
 
-def auc(scores: Any, labels: Any, *, weights: Any = None) -> float:
-    """Area under the ROC curve (ties count one half); NaN, with a warning, for one class."""
-    s, y, w = check_scores_labels(scores, labels, weights, warn_one_class=False)
-    present = y if w is None else y[w > 0]
+def auc_from_sample(sample: PreparedSample) -> float:
+    """:func:`auc` of a prepared sample."""
+    w = sample.weights
+    present = sample.labels if w is None else sample.labels[w > 0]
     if present.min() == present.max():
         warn("labels hold a single class: the AUC is undefined (NaN)")
         return float("nan")
-    return float(roc_auc_score(y, s, sample_weight=w))
+    return sample.mann_whitney_auc
+
+
+def auc(scores: Any, labels: Any, *, weights: Any = None) -> float:
+    """Area under the ROC curve (ties count one half); NaN, with a warning, for one class.
+
+    Computed as the Mann-Whitney statistic on the scores sorted once
+    (:attr:`locacal.metrics._prepared.PreparedSample.mann_whitney_auc`): the probability that
+    a random positive scores above a random negative, ties counting one half, which is the
+    area under the empirical ROC curve (Hanley & McNeil 1982). Equals scikit-learn's
+    ``roc_auc_score`` (checked in the tests).
+    """
+    return auc_from_sample(prepare(scores, labels, weights, warn_one_class=False))

@@ -1,4 +1,8 @@
-"""All calibration and classification metrics of one or several models in one table."""
+"""All calibration and classification metrics of one or several models in one table.
+
+The metrics come from :func:`locacal.metrics.registry.evaluate`, which validates and sorts
+each score vector once.
+"""
 
 from __future__ import annotations
 
@@ -8,10 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from locacal._validation import check_scores_labels
-from locacal.metrics.binned import brier_decomposition, ece, ece_thresholded, qmse
-from locacal.metrics.classification import accuracy, auc, sensitivity, specificity, true_mse
-from locacal.metrics.local import lcs, wmse
+from locacal.metrics.registry import evaluate
 
 __all__ = ["REPORT_COLUMNS", "calibration_report"]
 
@@ -24,28 +25,10 @@ REPORT_COLUMNS = (
 
 def _one_report(scores: Any, labels: Any, true_p: Any, weights: Any,
                 threshold: float) -> pd.Series:
-    s, y, w = check_scores_labels(scores, labels, weights)
-    decomposition = brier_decomposition(s, y, weights=w)
-    row = {
-        "n": float(s.size),
-        "true_mse": np.nan,
-        "brier": decomposition.brier,
-        "calib_mse": decomposition.calibration,
-        "calib_err": decomposition.calib_err,
-        "refinement": decomposition.refinement,
-        "lcs": lcs(s, y, weights=w),
-        "ece": ece(s, y, weights=w),
-        "ece_thresholded": ece_thresholded(s, y, weights=w, threshold=threshold),
-        "qmse": qmse(s, y, weights=w),
-        "wmse": wmse(s, y, weights=w),
-        "accuracy": accuracy(s, y, weights=w, threshold=threshold),
-        "sensitivity": sensitivity(s, y, weights=w, threshold=threshold),
-        "specificity": specificity(s, y, weights=w, threshold=threshold),
-        "auc": auc(s, y, weights=w),
-    }
-    if true_p is not None:
-        row["true_mse"] = true_mse(s, true_p, weights=w)
-    return pd.Series(row, name="value")
+    names = REPORT_COLUMNS if true_p is not None else tuple(
+        c for c in REPORT_COLUMNS if c != "true_mse")
+    row = evaluate(names, scores, labels, weights=weights, true_p=true_p, threshold=threshold)
+    return pd.Series({c: row.get(c, np.nan) for c in REPORT_COLUMNS}, name="value")
 
 
 def calibration_report(scores: Any, labels: Any, *, true_p: Any = None, weights: Any = None,

@@ -8,9 +8,15 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-__all__ = ["split"]
+__all__ = ["SLIDES_PROPORTIONS", "SPLIT_NAMES", "TREE_PROPORTIONS", "split"]
 
 SPLIT_NAMES = ("train", "calibration", "test")
+#: Train / calibration / test shares of the slides' recalibration study (§4): 60 / 20 / 20 %
+#: of n = 2000 rows, the default of :func:`split`.
+SLIDES_PROPORTIONS = (0.6, 0.2, 0.2)
+#: Train / calibration / test shares of the slides' tree study (§5): 100,000 / 50,000 /
+#: 50,000 of 200,000 rows.
+TREE_PROPORTIONS = (0.5, 0.25, 0.25)
 
 
 def _check_proportions(proportions: Any) -> np.ndarray:
@@ -56,7 +62,7 @@ def _sizes(m: int, p: np.ndarray) -> tuple[int, int]:
 
 def split(
     data_or_arrays: Any,
-    proportions: Sequence[float] = (0.6, 0.2, 0.2),
+    proportions: Sequence[float] = SLIDES_PROPORTIONS,
     *,
     seed: Any,
     stratify: Any = None,
@@ -72,7 +78,7 @@ def split(
     data_or_arrays : DataFrame, array, or tuple / list of arrays
         Rows to split. Arrays (NumPy arrays, pandas Series or DataFrames) in a tuple must have
         the same number of rows; they are split alike.
-    proportions : three positive floats summing to 1, default (0.6, 0.2, 0.2)
+    proportions : three positive floats summing to 1, default :data:`SLIDES_PROPORTIONS`
         Shares of train, calibration and test. The calibration and test sizes are
         ``round(p * n)`` (half up) and train takes the rest: 2000 rows give 1200 / 400 / 400.
     seed : int, SeedSequence or Generator

@@ -11,9 +11,9 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
-from locacal import metrics
 from locacal._validation import check_fraction, check_labels, check_probabilities, check_scores
 from locacal.curves import METHODS, make_calibrator
+from locacal.metrics.registry import evaluate
 from locacal.recalibration.split import SPLIT_NAMES
 
 if TYPE_CHECKING:
@@ -97,21 +97,8 @@ def _methods(methods: Any) -> dict[str, Any]:
 
 
 def _metric_row(s: np.ndarray, split: _Split, threshold: float) -> dict[str, float]:
-    y = split.labels
-    row = {"n": float(s.size)}
-    if split.true_p is not None:
-        row["true_mse"] = metrics.true_mse(s, split.true_p)
-    row.update(
-        brier=metrics.brier_score(s, y),
-        ece=metrics.ece(s, y),
-        qmse=metrics.qmse(s, y),
-        lcs=metrics.lcs(s, y),
-        accuracy=metrics.accuracy(s, y, threshold=threshold),
-        sensitivity=metrics.sensitivity(s, y, threshold=threshold),
-        specificity=metrics.specificity(s, y, threshold=threshold),
-        auc=metrics.auc(s, y),
-    )
-    return row
+    names = [c for c in METRIC_COLUMNS if c != "true_mse" or split.true_p is not None]
+    return evaluate(names, s, split.labels, true_p=split.true_p, threshold=threshold)
 
 
 @dataclass(frozen=True, eq=False)

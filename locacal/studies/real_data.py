@@ -104,7 +104,7 @@ def _fit_models(train: pd.DataFrame, seed: np.random.SeedSequence) -> dict[str, 
     import statsmodels.formula.api as smf
     from sklearn.ensemble import HistGradientBoostingClassifier, RandomForestClassifier
 
-    from locacal.trees import cv_pruned_tree
+    from locacal.studies.tree_models import cv_pruned_tree
 
     x = train[list(FAIR_FEATURES)].to_numpy()
     y = train["label"].to_numpy()
@@ -143,7 +143,7 @@ def real_data_study(
       factors): calibrated in the large by construction (its score equations make the mean
       score equal the event rate on train);
     * a regression tree pruned by 10-fold cross-validation
-      (:func:`locacal.trees.cv_pruned_tree`, leaves of at least 7 rows): few distinct scores;
+      (:func:`locacal.studies.cv_pruned_tree`, leaves of at least 7 rows): few distinct scores;
     * a random forest of 500 classification trees (leaves of at least 5 rows), whose
       averaged votes are pulled away from 0 and 1;
     * gradient boosting (scikit-learn's histogram-based boosting, default settings).

@@ -3,7 +3,8 @@ score responds to the bin size and to the sample size.
 
 Both use :func:`locacal.simulate.synthetic_pairs` (beta-distributed predictions, labels drawn
 from the identity or from the distortion t_k) and the adaptive-binning score
-:func:`locacal.metrics.calib_mse`.
+:func:`locacal.metrics.calib_mse` (computed by
+:func:`locacal.metrics.binned.calib_mse_from_bins` on a sample sorted once for every bin size).
 
 Why the score cannot increase when the bin size doubles (§4.3.2): with adaptive binning, the
 bins of size 2b are unions of consecutive bins of size b (a short last bin is merged into the
@@ -30,6 +31,8 @@ import pandas as pd
 
 from locacal import simulate
 from locacal._validation import CalibrationWarning, as_1d_float, check_fraction, check_int
+from locacal.metrics._prepared import PreparedSample, prepare
+from locacal.metrics.binned import calib_mse_from_bins
 from locacal.studies._parallel import child_seeds
 
 if TYPE_CHECKING:
@@ -56,14 +59,14 @@ def _ks(ks: Sequence[float]) -> list[float]:
     return values
 
 
-def _calib_mse_quiet(scores: np.ndarray, labels: np.ndarray, bin_size: int) -> float:
-    from locacal.metrics import calib_mse
-
+def _calib_mse_quiet(sample: PreparedSample, bin_size: int) -> float:
+    """:func:`locacal.metrics.calib_mse` of a sample prepared (validated, sorted) once for
+    every bin size."""
     # The experiment uses bins of 2 or 4 points on purpose: the "tiny bins" warning that a
     # user should see for one call would be noise here, so it is silenced for this call only.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", CalibrationWarning)
-        return calib_mse(scores, labels, bin_size=bin_size)
+        return calib_mse_from_bins(sample.bin_statistics("adaptive", bin_size=bin_size))
 
 
 def bin_size_study(
@@ -116,10 +119,10 @@ def bin_size_study(
     rows = []
     for k in ks:
         df = simulate.synthetic_pairs(n, k=k, beta=beta, seed=sample_seed)
-        s, y = df["score"].to_numpy(), df["label"].to_numpy()
+        sample = prepare(df["score"], df["label"])
         for b in sizes:
             rows.append({"condition": _condition(k), "k": k, "bin_size": b,
-                         "n_bins": max(n // b, 1), "calib_mse": _calib_mse_quiet(s, y, b)})
+                         "n_bins": max(n // b, 1), "calib_mse": _calib_mse_quiet(sample, b)})
     return pd.DataFrame(rows)
 
 
@@ -174,8 +177,8 @@ def sample_size_study(
                 df = simulate.synthetic_pairs(n, k=k, beta=beta, seed=seeds[i * n_repeats + r])
                 rows.append({"condition": _condition(k), "k": k, "n_obs": n, "repeat": r,
                              "bin_size": b,
-                             "calib_mse": _calib_mse_quiet(df["score"].to_numpy(),
-                                                           df["label"].to_numpy(), b)})
+                             "calib_mse": _calib_mse_quiet(prepare(df["score"], df["label"]),
+                                                           b)})
     return pd.DataFrame(rows)
 
 

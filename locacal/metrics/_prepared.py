@@ -1,0 +1,239 @@
+"""One validated sample, sorted once, with the bins and counts that several metrics share.
+
+Every metric of :mod:`locacal.metrics` starts from :func:`prepare`: the scores, labels and
+weights are validated once, and what the metrics need is computed on first use and kept:
+
+* the sample sorted by score (:func:`locacal.curves._local_window.sort_sample`: ties ordered
+  by label, then weight, so nothing depends on the order of the rows);
+* bins of the sorted sample (:meth:`PreparedSample.bins`) and their sufficient statistics
+  (:meth:`PreparedSample.bin_statistics`), for the uniform, quantile and adaptive strategies
+  of :mod:`locacal.curves.binning` — same bins, same warnings;
+* the weighted confusion counts at a threshold, and the Mann-Whitney AUC.
+
+Bins of a sorted sample are contiguous runs, so their sums are ``np.add.reduceat`` over the
+sorted arrays: one sort serves ECE, QMSE, the thresholded ECE, CalibMSE and the Brier
+decomposition. They equal :func:`locacal.curves.binning.bin_statistics` up to the order of
+floating-point summation (checked in the tests).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+
+from locacal._quantile import quantile_type7
+from locacal._validation import (
+    check_choice,
+    check_fraction,
+    check_int,
+    check_probabilities,
+    check_scores_labels,
+    warn,
+)
+from locacal.curves._local_window import SortedSample, sort_sample
+from locacal.curves.binning import STRATEGIES, BinStatistics, default_bin_size
+
+__all__ = ["Confusion", "PreparedSample", "SortedBins", "prepare"]
+
+
+@dataclass(frozen=True, eq=False)
+class SortedBins:
+    """Non-empty bins of a sorted sample: bin j holds rows ``starts[j]`` to
+    ``starts[j + 1] - 1`` (the last to the end); ``upper`` is each bin's right edge."""
+
+    starts: np.ndarray
+    upper: np.ndarray
+    n: int
+
+    @property
+    def count(self) -> np.ndarray:
+        return np.diff(np.append(self.starts, self.n)).astype(np.float64)
+
+    def sums(self, values: np.ndarray) -> np.ndarray:
+        """Sum of ``values`` (in sorted order) over each bin."""
+        return np.add.reduceat(values, self.starts)
+
+
+def _edge_bins(scores: np.ndarray, edges: np.ndarray) -> SortedBins:
+    """Right-closed bins (the first also left-closed) of sorted scores between ``edges``.
+
+    A score s falls in bin j >= 1 when s > edges[j], as ``searchsorted(edges, s) - 1``
+    clipped to the bins assigns it in :func:`locacal.curves.binning.assign_bins`.
+    """
+    n = scores.size
+    starts = np.concatenate([[0], np.searchsorted(scores, edges[1:-1], side="right")])
+    ends = np.append(starts[1:], n)
+    keep = ends > starts
+    return SortedBins(starts[keep], edges[1:][keep], n)
+
+
+@dataclass(frozen=True)
+class Confusion:
+    """Weighted confusion counts at a threshold (class 1 when s >= threshold)."""
+
+    tp: float
+    tn: float
+    fp: float
+    fn: float
+
+
+class PreparedSample:
+    """Validated scores, labels and weights, with shared work computed on first use.
+
+    Build it with :func:`prepare`. ``scores``, ``labels`` (0.0/1.0) and ``weights`` (None for
+    unit weights) keep the rows' order; ``true_p`` is None when not given.
+    """
+
+    def __init__(self, scores: np.ndarray, labels: np.ndarray, weights: np.ndarray | None,
+                 true_p: np.ndarray | None, threshold: float) -> None:
+        self.scores, self.labels, self.weights = scores, labels, weights
+        self.true_p, self.threshold = true_p, threshold
+        self._bins: dict[tuple, SortedBins] = {}
+        self._stats: dict[tuple, BinStatistics] = {}
+        #: Other results shared between metrics, by name (e.g. the Brier decomposition).
+        self.cache: dict[str, Any] = {}
+
+    @property
+    def n(self) -> int:
+        return int(self.scores.size)
+
+    @cached_property
+    def unit_weights(self) -> np.ndarray:
+        return np.ones_like(self.scores) if self.weights is None else self.weights
+
+    @cached_property
+    def sorted(self) -> SortedSample:
+        """The sample sorted by score, ties by label then weight."""
+        return sort_sample(self.scores, self.labels, self.weights)
+
+    @cached_property
+    def _sorted_y(self) -> np.ndarray:
+        return self.sorted.labels.astype(np.float64)
+
+    def mean(self, values: np.ndarray) -> float:
+        """Mean of ``values`` (rows' order), weighted by the sample's weights."""
+        if self.weights is None:
+            return float(np.mean(values))
+        return float(np.average(values, weights=self.weights))
+
+    # ------------------------------------------------------------------ bins
+
+    def _key(self, strategy: str, bins: int, bin_size: int | None) -> tuple[str, int]:
+        check_choice(strategy, STRATEGIES, "strategy")
+        bins = check_int(bins, "bins", minimum=1)
+        size = check_int(default_bin_size(self.n) if bin_size is None else bin_size,
+                         "bin_size", minimum=1)
+        return (strategy, size) if strategy == "adaptive" else (strategy, bins)
+
+    def bins(self, strategy: str = "quantile", bins: int = 10,
+             bin_size: int | None = None) -> SortedBins:
+        """Non-empty bins of the sorted sample, formed as :mod:`locacal.curves.binning` forms
+        them (same arguments, same warnings): ``bins`` quantile or uniform bins, or adaptive
+        bins of ``bin_size`` rows (default ``round(sqrt(n))``)."""
+        key = self._key(strategy, bins, bin_size)
+        if key not in self._bins:
+            self._bins[key] = self._make_bins(*key)
+        return self._bins[key]
+
+    def _make_bins(self, strategy: str, bins: int) -> SortedBins:
+        """``bins`` is the number of bins, or for ``"adaptive"`` the rows per bin."""
+        s = self.sorted.scores
+        if strategy == "uniform":
+            return _edge_bins(s, np.linspace(0.0, 1.0, bins + 1))
+        if strategy == "quantile":
+            breaks = np.unique(quantile_type7(s, self.sorted.weights,
+                                              np.arange(bins + 1) / bins))
+            if breaks.size - 1 < bins:
+                warn(f"tied scores leave {max(breaks.size - 1, 1)} distinct quantile bins of "
+                     f"the {bins} requested", stacklevel=6)
+            if breaks.size == 1:  # a single distinct score: one bin
+                return SortedBins(np.zeros(1, dtype=np.int64), breaks, self.n)
+            return _edge_bins(s, breaks)
+        # adaptive (thesis §3.2.1): runs of `bins` sorted rows, a short last run merged
+        if self.n < bins:
+            warn(f"only {self.n} observations for bin_size={bins}: a single bin", stacklevel=6)
+        n_bins = max(self.n // bins, 1)
+        starts = np.arange(n_bins, dtype=np.int64) * bins
+        upper = s[np.append(starts[1:], self.n) - 1]
+        return SortedBins(starts, upper, self.n)
+
+    def bin_statistics(self, strategy: str = "quantile", bins: int = 10,
+                       bin_size: int | None = None) -> BinStatistics:
+        """:class:`~locacal.curves.binning.BinStatistics` of the bins (bins of zero weight
+        dropped; warns when a bin holds fewer than 10 observations)."""
+        key = self._key(strategy, bins, bin_size)
+        if key in self._stats:
+            return self._stats[key]
+        b = self.bins(strategy, bins, bin_size)
+        sample = self.sorted
+        count = b.count
+        if sample.weights is None:
+            weight = weight_sq = count
+        else:
+            weight = b.sums(sample.weights)
+            weight_sq = b.sums(sample.weights**2)
+        label_sum = b.sums(self._sorted_y if sample.weights is None
+                           else sample.weights * self._sorted_y)
+        score_sum = b.sums(sample.scores if sample.weights is None
+                           else sample.weights * sample.scores)
+        keep = weight > 0
+        small = count[keep] < 10
+        if small.any():
+            warn(f"{int(small.sum())} bin(s) hold fewer than 10 observations: their "
+                 "estimates are noisy", stacklevel=4)
+        stats = BinStatistics(count[keep], weight[keep], weight_sq[keep], label_sum[keep],
+                              score_sum[keep], b.upper[keep])
+        self._stats[key] = stats
+        return stats
+
+    # ------------------------------------------------------------------ classification
+
+    def confusion(self, threshold: float | None = None) -> Confusion:
+        """Weighted TP, TN, FP, FN with the class 1 predicted when s >= threshold (default
+        the sample's threshold)."""
+        tau = self.threshold if threshold is None else check_fraction(
+            threshold, "threshold", low_open=False)
+        w = self.unit_weights
+        pred = self.scores >= tau
+        pos = self.labels == 1.0
+        return Confusion(float(w[pred & pos].sum()), float(w[~pred & ~pos].sum()),
+                         float(w[pred & ~pos].sum()), float(w[~pred & pos].sum()))
+
+    @cached_property
+    def mann_whitney_auc(self) -> float:
+        """Area under the ROC curve from the sorted sample (NaN for a single class).
+
+        .. math:: \\mathrm{AUC} = \\frac{1}{W_+ W_-} \\sum_g W_{+,g}
+            \\Big(\\sum_{h < g} W_{-,h} + \\tfrac12 W_{-,g}\\Big)
+
+        over groups g of tied scores in increasing order, W_{+,g} and W_{-,g} the weights of
+        the positives and negatives of the group: the Mann-Whitney statistic, a tie counting
+        one half (Hanley & McNeil 1982; Mann & Whitney 1947). Unit weights give integer
+        sums, exact in float64 below 2^53.
+        """
+        sample = self.sorted
+        s = sample.scores
+        starts = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
+        pos = np.add.reduceat(self._sorted_y if sample.weights is None
+                              else sample.weights * self._sorted_y, starts)
+        total = (np.diff(np.append(starts, self.n)).astype(np.float64)
+                 if sample.weights is None else np.add.reduceat(sample.weights, starts))
+        neg = total - pos
+        below = np.cumsum(neg) - neg
+        p_sum, n_sum = pos.sum(), neg.sum()
+        if p_sum <= 0 or n_sum <= 0:
+            return float("nan")
+        return float(np.dot(pos, below + 0.5 * neg) / (p_sum * n_sum))
+
+
+def prepare(scores: Any, labels: Any, weights: Any = None, *, true_p: Any = None,
+            threshold: float = 0.5, warn_one_class: bool = True) -> PreparedSample:
+    """Validate a sample once (:func:`locacal._validation.check_scores_labels`, plus
+    ``true_p`` and ``threshold`` when given) and wrap it for the metrics."""
+    s, y, w = check_scores_labels(scores, labels, weights, warn_one_class=warn_one_class)
+    p = None if true_p is None else check_probabilities(true_p, s.size)
+    tau = check_fraction(threshold, "threshold", low_open=False)
+    return PreparedSample(s, y, w, p, tau)

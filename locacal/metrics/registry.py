@@ -1,0 +1,182 @@
+"""The table of locacal's metrics, and one function that evaluates any list of them.
+
+:data:`METRICS` maps each metric's name to a :class:`Metric`: how to compute it from a
+:class:`~locacal.metrics._prepared.PreparedSample`, what it needs besides the scores
+(labels, true probabilities, a threshold), whether higher is better, a one-line meaning and
+its reference. :func:`evaluate` validates the data once, sorts them once and shares the bins
+and confusion counts between the metrics that use them. :func:`~locacal.calibration_report`,
+:func:`~locacal.recalibrate`'s per-split table and the tree and forest studies all tabulate
+their metrics through :func:`evaluate`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+from locacal.divergence import kl_divergence
+from locacal.metrics._prepared import PreparedSample, prepare
+from locacal.metrics.binned import (
+    brier_decomposition_from_sample,
+    calib_mse_from_bins,
+    ece_from_bins,
+    ece_thresholded_from_sample,
+)
+from locacal.metrics.classification import (
+    accuracy_from_confusion,
+    auc_from_sample,
+    brier_from_sample,
+    sensitivity_from_confusion,
+    specificity_from_confusion,
+)
+from locacal.metrics.local import lcs, wmse
+
+__all__ = ["METRICS", "NEEDS", "Metric", "evaluate"]
+
+#: What a metric may need besides the scores.
+NEEDS = ("labels", "true_p", "threshold")
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One metric of the table.
+
+    Attributes
+    ----------
+    name : str
+    compute : callable
+        ``compute(sample) -> float`` on a prepared sample (defaults of the public function).
+    needs : frozenset of str
+        Among :data:`NEEDS`.
+    higher_is_better : bool or None
+        None when neither (the sample size).
+    meaning : str
+        One line, for reports.
+    reference : str
+        Where the metric is defined.
+    """
+
+    name: str
+    compute: Callable[[PreparedSample], float]
+    needs: frozenset[str]
+    higher_is_better: bool | None
+    meaning: str
+    reference: str
+
+
+def _brier_part(part: str) -> Callable[[PreparedSample], float]:
+    def compute(sample: PreparedSample) -> float:
+        if "brier_decomposition" not in sample.cache:
+            sample.cache["brier_decomposition"] = brier_decomposition_from_sample(sample)
+        return float(getattr(sample.cache["brier_decomposition"], part))
+    return compute
+
+
+def _true_mse(sample: PreparedSample) -> float:
+    return sample.mean((sample.true_p - sample.scores) ** 2)
+
+
+def _kl(sample: PreparedSample) -> float:
+    if sample.weights is not None:
+        raise ValueError("the kl metric does not take weights")
+    return kl_divergence(sample.scores, sample.true_p)
+
+
+_SLIDES = "Machado, Charpentier, Flachaire, Gallic & Hu (2024), slides"
+_THESIS = "Nguyen (2015), thesis"
+_L, _P, _T = frozenset({"labels"}), frozenset({"true_p"}), frozenset({"labels", "threshold"})
+
+_TABLE = (
+    Metric("n", lambda s: float(s.n), frozenset(), None,
+           "number of observations (rows)", "-"),
+    Metric("true_mse", _true_mse, _P, False,
+           "mean squared error of the scores against the true probabilities",
+           f"{_SLIDES}, eq. (4)"),
+    Metric("brier", brier_from_sample, _L, False,
+           "mean squared error of the scores against the 0/1 events",
+           f"Brier (1950); {_SLIDES}, eq. (3)"),
+    Metric("calib_mse", _brier_part("calibration"), _L, False,
+           "MSE calibration score: squared gap between mean score and mean event on adaptive "
+           "bins of sqrt(n) scores", f"{_THESIS}, §3.1.3 and §3.2.1"),
+    Metric("calib_err", _brier_part("calib_err"), _L, False,
+           "square root of calib_mse, on the probability scale",
+           "Nguyen & O'Connor (2015), poster"),
+    Metric("refinement", _brier_part("refinement"), _L, False,
+           "refinement part of the Brier score, mean of p_b (1 - p_b) on adaptive bins",
+           "Murphy & Winkler (1984); DeGroot & Fienberg (1983)"),
+    Metric("lcs", lambda s: lcs(s.scores, s.labels, weights=s.weights), _L, False,
+           "Local Calibration Score: density-weighted squared gap between a local-regression "
+           "calibration curve and the diagonal", f"{_SLIDES}, eq. (5)"),
+    Metric("ece", lambda s: ece_from_bins(s.bin_statistics("quantile", 10)), _L, False,
+           "expected calibration error: mean absolute gap between mean event and mean score "
+           "on 10 quantile bins", "Naeini, Cooper & Hauskrecht (2015)"),
+    Metric("ece_thresholded", ece_thresholded_from_sample, _T, False,
+           "the slides' ECE: mean absolute gap between accuracy of thresholded predictions "
+           "and mean score on 10 quantile bins", f"{_SLIDES}, eq. (2)"),
+    Metric("qmse", lambda s: calib_mse_from_bins(s.bin_statistics("quantile", 10)), _L, False,
+           "quantile MSE: squared gap between mean event and mean score on 10 quantile bins",
+           "2024 R code of the slides (QMSE)"),
+    Metric("wmse", lambda s: wmse(s.scores, s.labels, weights=s.weights), _L, False,
+           "density-weighted squared gap between nearest-neighbour event means and the "
+           "diagonal", "2024 R code of the slides (weighted_mse)"),
+    Metric("accuracy", lambda s: accuracy_from_confusion(s.confusion()), _T, True,
+           "share of correct classes, predicting 1 when the score >= threshold",
+           f"{_SLIDES}, 'Predicting risks'"),
+    Metric("sensitivity", lambda s: sensitivity_from_confusion(s.confusion()), _T, True,
+           "true positive rate TP / (TP + FN)", f"{_SLIDES}, 'Predicting risks'"),
+    Metric("specificity", lambda s: specificity_from_confusion(s.confusion()), _T, True,
+           "true negative rate TN / (TN + FP)", f"{_SLIDES}, 'Predicting risks'"),
+    Metric("auc", auc_from_sample, _L, True,
+           "area under the ROC curve: chance that a positive scores above a negative",
+           "Hanley & McNeil (1982)"),
+    Metric("kl", _kl, _P, False,
+           "KL divergence of the scores' distribution from the true probabilities' "
+           "(20 bins, nats)", f"{_SLIDES}, §5.2; Kullback & Leibler (1951)"),
+)
+
+#: Every metric by name, in the order of :func:`~locacal.calibration_report` (then ``kl``).
+METRICS: MappingProxyType[str, Metric] = MappingProxyType({m.name: m for m in _TABLE})
+
+
+def _names(metrics: Iterable[str]) -> tuple[str, ...]:
+    if isinstance(metrics, str):
+        raise TypeError(f"metrics must be a sequence of names, got the string {metrics!r}")
+    names = tuple(metrics)
+    unknown = [m for m in names if m not in METRICS]
+    if unknown:
+        raise ValueError(f"unknown metrics {unknown}; choose among {tuple(METRICS)}")
+    return names
+
+
+def evaluate(metrics: Iterable[str], scores: Any, labels: Any, *, weights: Any = None,
+             true_p: Any = None, threshold: float = 0.5) -> dict[str, float]:
+    """Evaluate the named metrics on one sample, validating and sorting it once.
+
+    Parameters
+    ----------
+    metrics : sequence of str
+        Names of :data:`METRICS`, in the order wanted.
+    scores, labels : array-like
+        Scores in [0, 1] and 0/1 events (validated once; a single class warns once).
+    weights : array-like, optional
+        Observation weights.
+    true_p : array-like, optional
+        Known probabilities; required by ``true_mse`` and ``kl``.
+    threshold : float, default 0.5
+        Classification threshold of the metrics that need one.
+
+    Returns
+    -------
+    dict
+        ``{name: value}`` in the order of ``metrics``, each as the metric's public function
+        returns it with its default settings.
+    """
+    names = _names(metrics)
+    if true_p is None:
+        lacking = [m for m in names if "true_p" in METRICS[m].needs]
+        if lacking:
+            raise ValueError(f"metrics {lacking} need true_p")
+    sample = prepare(scores, labels, weights, true_p=true_p, threshold=threshold)
+    return {m: METRICS[m].compute(sample) for m in names}
