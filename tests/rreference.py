@@ -3,10 +3,10 @@
 A reference is an R snippet run on arrays that a test makes from fixed seeds. Its file
 ``tests/reference/<name>.json`` holds the snippet, the R and package versions that ran it,
 the fingerprint (length and SHA-256 of the float64 values) of every input array and of the
-code lines of every file the snippet ``source()``\\s, and R's output ``out`` (numbers as
-shortest round-trip decimals: exact float64; ``null`` for R's ``NA``). Inputs are not
-stored (some have 10^5 rows): the fingerprints prove that the test still passes R the arrays
-R saw.
+code lines of every file the snippet ``source()``\\s, and R's output ``out``: numbers as
+shortest round-trip decimals (exact float64), ``null`` for R's ``NA``, a long vector of few
+distinct numbers as levels and codes. Inputs are not stored (some have 10^5 rows): the
+fingerprints prove that the test still passes R the arrays R saw.
 
 * ``RReference.values(**arrays)`` replaces ``run_r(code, **arrays)`` in a test: it returns the
   stored output, after checking that the snippet and the arrays are the ones it was made
@@ -80,11 +80,18 @@ def _attached_packages(code: str) -> list[str]:
     return sorted({pkg for text in texts for pkg in re.findall(r"library\((\w+)\)", text)})
 
 
-def _encode(values: np.ndarray) -> list:
+def _encode(values: np.ndarray) -> list | dict:
+    """A list of numbers; a long vector of few distinct numbers (a tree's predictions) as
+    ``{"levels": distinct numbers, "codes": index of each value in levels}``."""
+    levels, codes = np.unique(values, return_inverse=True)  # NaNs sort last, each its own
+    if values.size > 1000 and levels.size <= 100:
+        return {"levels": _encode(levels), "codes": codes.ravel().tolist()}
     return [None if np.isnan(v) else float(v) for v in values]
 
 
-def _decode(values: list) -> np.ndarray:
+def _decode(values: list | dict) -> np.ndarray:
+    if isinstance(values, dict):
+        return _decode(values["levels"])[np.asarray(values["codes"], dtype=np.intp)]
     return np.array([np.nan if v is None else v for v in values], dtype=np.float64)
 
 
