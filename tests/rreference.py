@@ -3,7 +3,7 @@
 A reference is an R snippet run on arrays that a test makes from fixed seeds. Its file
 ``tests/reference/<name>.json`` holds the snippet, the R and package versions that ran it,
 the fingerprint (length and SHA-256 of the float64 values) of every input array and of the
-code lines of every file the snippet ``source()``\\s, and R's output ``out``: numbers as
+code lines of every R file the snippet sources, and R's output ``out``: numbers as
 shortest round-trip decimals (exact float64), ``null`` for R's ``NA``, a long vector of few
 distinct numbers as levels and codes. Inputs are not stored (some have 10^5 rows): the
 fingerprints prove that the test still passes R the arrays R saw.

@@ -59,8 +59,8 @@ def calibration_curve(
     >>> rng = np.random.default_rng(0)
     >>> s = rng.uniform(size=2000); d = rng.uniform(size=2000) < s
     >>> curve = locacal.calibration_curve(s, d)
-    >>> curve.method, len(curve)
-    ('local', 100)
+    >>> curve.method, len(curve)  # the 100-point grid, restricted to the score range
+    ('local', 98)
     """
     check_choice(method, METHODS, "method")
     s, y, w = check_scores_labels(scores, labels, weights)
