@@ -16,6 +16,9 @@ from tests.rhelpers import r_available
 
 R_REQUIRED = bool(os.environ.get("LOCACAL_REQUIRE_R") or os.environ.get("CI"))
 
+# a script run by hand (it needs R), not a module for --doctest-modules to import
+collect_ignore = ["reference/regenerate.py"]
+
 
 def pytest_collection_modifyitems(config, items):
     if R_REQUIRED or r_available():

@@ -4,6 +4,7 @@
 as a numeric vector, runs ``code`` with ``Rscript``, and returns the R variable ``out`` (a named
 list of numeric vectors, or a numeric vector) as a dict of NumPy arrays (or an array).
 Numbers cross the boundary as 17 significant digits, which round-trips float64 exactly.
+R runs in the repository root, so ``source("r_scripts/...")`` works from any directory.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pathlib import Path
 import numpy as np
 
 RSCRIPT = shutil.which("Rscript")
+REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
 @functools.cache
@@ -57,7 +59,7 @@ def run_r(code: str, *, timeout: float = 300, **arrays) -> dict[str, np.ndarray]
         script_path = tmpdir / "script.R"
         script_path.write_text(script)
         res = subprocess.run([RSCRIPT, "--vanilla", str(script_path)], capture_output=True,
-                             text=True, timeout=timeout)
+                             text=True, timeout=timeout, cwd=REPO_ROOT)
         if res.returncode != 0:
             raise RuntimeError(f"R failed (exit {res.returncode}):\n{res.stderr[-3000:]}")
         data = json.loads(out_path.read_text())
@@ -65,3 +67,16 @@ def run_r(code: str, *, timeout: float = 300, **arrays) -> dict[str, np.ndarray]
     if isinstance(data, dict):
         return {k: conv(v) for k, v in data.items()}
     return conv(data)
+
+
+def r_versions(packages: list[str]) -> dict[str, object]:
+    """R's version, platform and BLAS library, and the installed version of each package."""
+    if RSCRIPT is None:
+        raise RuntimeError("Rscript is not on PATH: install R (see README, test set-up)")
+    code = ("cat(R.version.string, R.version$platform, extSoftVersion()[['BLAS']], sep = '\\n');"
+            " for (p in commandArgs(TRUE)) cat(p, as.character(packageVersion(p)), sep = '\\n')")
+    res = subprocess.run([RSCRIPT, "--vanilla", "-e", code, *packages],
+                         capture_output=True, text=True, timeout=60, check=True)
+    lines = res.stdout.splitlines()
+    return {"version": lines[0], "platform": lines[1], "blas": lines[2],
+            "packages": dict(zip(lines[3::2], lines[4::2], strict=True))}

@@ -1,7 +1,9 @@
 """The Local Calibration Score: parity with the 2024 R code (run without jitter), invariances,
-and its behaviour on calibrated and miscalibrated scores."""
+and its behaviour on calibrated and miscalibrated scores.
 
-from pathlib import Path
+R's numbers are committed in tests/reference/lcs/ (see tests/rreference.py);
+tests/test_r_references.py re-runs R to prove them.
+"""
 
 import numpy as np
 import pytest
@@ -13,10 +15,9 @@ from locacal._validation import CalibrationWarning
 from locacal.curves.curve import slides_grid
 from locacal.curves.local import local_estimate
 from locacal.density import reflected_kde
-from tests.rhelpers import run_r
+from tests.rreference import r_reference
 
-R_FILE = Path(__file__).resolve().parents[1] / "r_scripts" / "calibration_metrics_2024.R"
-SOURCE = f'source("{R_FILE}")\n'
+SOURCE = 'source("r_scripts/calibration_metrics_2024.R")\n'
 
 
 def _sample(n, seed, gamma=3.0):
@@ -24,13 +25,18 @@ def _sample(n, seed, gamma=3.0):
     return data["score"].to_numpy(), data["label"].to_numpy().astype(float)
 
 
-@pytest.mark.r
-@pytest.mark.parametrize(("n", "seed", "exact"), [(2000, 1, False), (2000, 2, True),
-                                                  (20000, 3, False), (20000, 4, True)])
+R_PIECES = {(n, seed, exact): r_reference(
+    f"lcs/pieces_n{n}_seed{seed}_{'exact' if exact else 'tree'}",
+    SOURCE + f"out <- lcs_pieces_2024(d, s, exact = {str(exact).upper()})",
+    lambda n=n, seed=seed: dict(zip(("s", "d"), _sample(n, seed), strict=True)))
+    for n, seed, exact in [(2000, 1, False), (2000, 2, True), (20000, 3, False),
+                           (20000, 4, True)]}
+
+
+@pytest.mark.parametrize(("n", "seed", "exact"), list(R_PIECES))
 def test_lcs_matches_the_r_formula_without_jitter(n, seed, exact):
     s, y = _sample(n, seed)
-    r = run_r(SOURCE + f"out <- lcs_pieces_2024(d, s, exact = {str(exact).upper()})",
-              s=s, d=y)
+    r = R_PIECES[n, seed, exact].values(s=s, d=y)
     evaluation = "exact" if exact else "locfit"
     grid = slides_grid(s)
     np.testing.assert_allclose(grid, r["grid"], rtol=0, atol=0)

@@ -1,4 +1,7 @@
-"""Parity of the native engine with R's locfit 1.5-9.7, run for real (``Rscript``).
+"""Parity of the native engine with R's locfit 1.5-9.7.
+
+R's numbers are committed in tests/reference/local_parity_r/ (see tests/rreference.py);
+tests/test_r_references.py re-runs R (``Rscript``) to prove them.
 
 Exact evaluation in R: ``predict(locfit(..., ev = points), where = "fitp")`` (``ev`` given
 as a numeric vector makes locfit fit at exactly those points; ``predict`` at ``newdata``
@@ -31,9 +34,7 @@ from locacal.curves._local_window import (
 )
 from locacal.curves._locfit_tree import build_tree
 from locacal.curves.curve import slides_grid
-from tests.rhelpers import run_r
-
-pytestmark = pytest.mark.r
+from tests.rreference import r_reference
 
 R_KERNELS = {"rect": "rect", "tricube": "tcub", "gauss": "gauss", "epan": "epan"}
 NN = (0.05, 0.15, 0.5, 1.0)
@@ -88,6 +89,42 @@ def _r_args(sample):
     return {"s": sample.scores, "d": sample.labels.astype(float), "w": w}
 
 
+def _weighting(weighted):
+    return "weighted" if weighted else "unweighted"
+
+
+def _exact_sample(name, weighted):
+    s, d = DATA[name]
+    return sort_sample(s, d, WEIGHTS if weighted else None)
+
+
+R_EXACT_REFS = {(name, weighted): r_reference(
+    f"local_parity_r/exact_{name}_{_weighting(weighted)}", R_EXACT,
+    lambda name=name, weighted=weighted: {"pts": POINTS, "nnvals": np.array(NN),
+                                          **_r_args(_exact_sample(name, weighted))})
+    for name in DATA for weighted in (False, True)}
+
+TREE_NN = (0.05, 0.15, 0.5)
+
+
+def _tree_case(n, weighted):
+    rng = np.random.default_rng(n)
+    s = rng.beta(2, 5, size=n)
+    d = (rng.uniform(size=n) < s).astype(float)
+    w = rng.exponential(size=n) if weighted else None
+    sample = sort_sample(s, d, w)
+    pts = np.concatenate([slides_grid(s), np.linspace(0, 1, 100), rng.uniform(size=50)])
+    return sample, pts
+
+
+R_TREE_REFS = {(n, weighted): r_reference(
+    f"local_parity_r/tree_n{n}_{_weighting(weighted)}", R_TREE,
+    lambda n=n, weighted=weighted: {"pts": _tree_case(n, weighted)[1],
+                                    "nnvals": np.array(TREE_NN),
+                                    **_r_args(_tree_case(n, weighted)[0])})
+    for n in (200, 1000, 5000) for weighted in (False, True)}
+
+
 def _undefined_in_r(sample, pts, nn, kernel):
     """Points where every window score sits exactly at distance h (compact kernels)."""
     if kernel not in ("tricube", "epan"):
@@ -101,9 +138,9 @@ def _undefined_in_r(sample, pts, nn, kernel):
 @pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
 @pytest.mark.parametrize("name", list(DATA))
 def test_exact_evaluation_matches_locfit(name, weighted):
-    s, d = DATA[name]
-    sample = sort_sample(s, d, WEIGHTS if weighted else None)
-    ref = run_r(R_EXACT, pts=POINTS, nnvals=np.array(NN), **_r_args(sample))
+    sample = _exact_sample(name, weighted)
+    ref = R_EXACT_REFS[name, weighted].values(pts=POINTS, nnvals=np.array(NN),
+                                               **_r_args(sample))
     worst = 0.0
     for kernel, rname in R_KERNELS.items():
         for degree in (0, 1, 2):
@@ -129,14 +166,9 @@ def test_undefined_points_are_really_undefined_in_r():
 @pytest.mark.parametrize("weighted", [False, True], ids=["unweighted", "weighted"])
 @pytest.mark.parametrize("n", [200, 1000, 5000])
 def test_tree_evaluation_matches_locfit_predict(n, weighted):
-    rng = np.random.default_rng(n)
-    s = rng.beta(2, 5, size=n)
-    d = (rng.uniform(size=n) < s).astype(float)
-    w = rng.exponential(size=n) if weighted else None
-    sample = sort_sample(s, d, w)
-    pts = np.concatenate([slides_grid(s), np.linspace(0, 1, 100), rng.uniform(size=50)])
-    nns = (0.05, 0.15, 0.5)
-    ref = run_r(R_TREE, pts=pts, nnvals=np.array(nns), **_r_args(sample))
+    sample, pts = _tree_case(n, weighted)
+    nns = TREE_NN
+    ref = R_TREE_REFS[n, weighted].values(pts=pts, nnvals=np.array(nns), **_r_args(sample))
     for kernel in ("rect", "tricube"):
         for degree in (0, 1, 2):
             for nn in nns:
@@ -160,25 +192,39 @@ def test_tree_differs_from_exact_as_published():
     assert gap > 0.005
 
 
-def test_weights_count_rows_in_r_too():
-    """locfit's k = floor(n nn) counts rows whatever their weights: zero-weight rows change
-    the bandwidth, so the native rule (and R) differ from dropping those rows."""
+def _zero_weight_sample():
     rng = np.random.default_rng(3)
     s = rng.uniform(size=100)
     d = (rng.uniform(size=100) < s).astype(float)
     w = rng.integers(0, 4, size=100).astype(float)
-    sample = sort_sample(s, d, w)
-    pts = np.array([0.2, 0.5, 0.8])
-    code = """
+    return sort_sample(s, d, w)
+
+
+R_ZERO_WEIGHTS = r_reference("local_parity_r/zero_weight_rows", """
 library(locfit)
 fit <- locfit(d ~ lp(s, nn = 0.3, deg = 0), weights = w, kern = "rect", ev = pts)
 dup <- locfit(rep(d, w) ~ lp(rep(s, w), nn = 0.3, deg = 0), kern = "rect", ev = pts)
 out <- list(w = predict(fit, where = "fitp"), dup = predict(dup, where = "fitp"))
-"""
-    ref = run_r(code, pts=pts, **_r_args(sample))
+""", lambda: {"pts": np.array([0.2, 0.5, 0.8]), **_r_args(_zero_weight_sample())})
+
+
+def test_weights_count_rows_in_r_too():
+    """locfit's k = floor(n nn) counts rows whatever their weights: zero-weight rows change
+    the bandwidth, so the native rule (and R) differ from dropping those rows."""
+    sample = _zero_weight_sample()
+    pts = np.array([0.2, 0.5, 0.8])
+    ref = R_ZERO_WEIGHTS.values(pts=pts, **_r_args(sample))
     got = fit_points(sample, pts, LocalParams(0, 0.3, None, "rect")).value
     np.testing.assert_allclose(got, ref["w"], atol=TOL)
     assert np.max(np.abs(ref["w"] - ref["dup"])) > 1e-3
+
+
+R_UNSORTED = r_reference("local_parity_r/unsorted_input", """
+library(locfit)
+out <- list()
+for (dg in 0:2) out[[paste0("d", dg)]] <- predict(locfit(d ~ lp(s, nn = 0.15, deg = dg),
+  kern = "rect", ev = pts), where = "fitp")
+""", lambda: {"s": DATA["continuous"][0], "d": DATA["continuous"][1], "pts": POINTS})
 
 
 def test_unsorted_input_to_r():
@@ -187,25 +233,13 @@ def test_unsorted_input_to_r():
     degrees 0-1 by ~1e-15."""
     s, d = DATA["continuous"]
     sample = sort_sample(s, d, None)
-    code = """
-library(locfit)
-out <- list()
-for (dg in 0:2) out[[paste0("d", dg)]] <- predict(locfit(d ~ lp(s, nn = 0.15, deg = dg),
-  kern = "rect", ev = pts), where = "fitp")
-"""
-    ref = run_r(code, s=s, d=d, pts=POINTS)
+    ref = R_UNSORTED.values(s=s, d=d, pts=POINTS)
     for degree, tol in ((0, 1e-13), (1, 1e-12), (2, 1e-7)):
         got = fit_points(sample, POINTS, LocalParams(degree, 0.15, None, "rect")).value
         np.testing.assert_allclose(got, ref[f"d{degree}"], atol=tol)
 
 
-def test_fixed_bandwidth_alone_and_with_nn():
-    """``lp(h = )`` alone is a fixed bandwidth; with ``nn`` locfit takes max(nn distance, h).
-    Exact and tree evaluation, degrees 0-2 (measured: <= 2.3e-15)."""
-    s, d = DATA["continuous"]
-    sample = sort_sample(s, d, None)
-    pts = POINTS
-    code = """
+R_FIXED_BANDWIDTH = r_reference("local_parity_r/fixed_bandwidth", """
 library(locfit)
 out <- list()
 for (dg in 0:2) for (k in c("rect", "tcub")) {
@@ -216,8 +250,16 @@ for (dg in 0:2) for (k in c("rect", "tcub")) {
   out[[paste0("both_", k, dg)]] <- predict(b, where = "fitp")
   out[[paste0("tree_", k, dg)]] <- predict(tr, newdata = pts)
 }
-"""
-    ref = run_r(code, pts=pts, **_r_args(sample))
+""", lambda: {"pts": POINTS, **_r_args(sort_sample(*DATA["continuous"], None))})
+
+
+def test_fixed_bandwidth_alone_and_with_nn():
+    """``lp(h = )`` alone is a fixed bandwidth; with ``nn`` locfit takes max(nn distance, h).
+    Exact and tree evaluation, degrees 0-2 (measured: <= 2.3e-15)."""
+    s, d = DATA["continuous"]
+    sample = sort_sample(s, d, None)
+    pts = POINTS
+    ref = R_FIXED_BANDWIDTH.values(pts=pts, **_r_args(sample))
     for degree in (0, 1, 2):
         for kernel in ("rect", "tricube"):
             rk = f"{R_KERNELS[kernel]}{degree}"

@@ -1,9 +1,10 @@
 """locfit's adaptive evaluation tree in Python: tied scores, the crash and its predictor.
 
 Bit-for-bit parity of the tree's predictions with R on continuous scores is in
-test_local_parity_r.py; here: tied scores (with R), the crash condition (with R in a
-subprocess, which catches the segfault as a failed run), and the native tree's defined answer
-where R would crash.
+test_local_parity_r.py; here: tied scores (R's numbers committed in tests/reference/local_tree/,
+re-run by tests/test_r_references.py), the crash condition (with R in a subprocess, which
+catches the segfault as a failed run), and the native tree's defined answer where R would
+crash.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from locacal.curves._locfit_tree import (
 from locacal.curves.curve import slides_grid
 from locacal.curves.local import local_curve
 from tests.rhelpers import run_r
+from tests.rreference import r_reference
 
 R_FIT = """
 library(locfit)
@@ -120,19 +122,27 @@ def test_curve_warns_where_r_would_crash(degree):
 
 # ----------------------------------------------------------------- with R
 
+def _just_below_k_inputs():
+    s, d = _tied_at_half(149)
+    return {"s": s, "d": d, "pts": slides_grid(s), "nnv": np.array([0.15]),
+            "dg": np.array([0.0]), "mk": np.array([200.0])}
 
-@pytest.mark.r
+
+R_JUST_BELOW_K = r_reference("local_tree/tied_149_copies", R_FIT, _just_below_k_inputs)
+
+
 @pytest.mark.parametrize(("copies", "maxk", "outcome"),
-                         [(149, 200, None), (151, 200, "segfault"),
-                          (151, 100, "out of vertex space")])
+                         [(149, 200, None),  # committed R reference: runs without R
+                          pytest.param(151, 200, "segfault", marks=pytest.mark.r),
+                          pytest.param(151, 100, "out of vertex space", marks=pytest.mark.r)])
 def test_crash_condition_confirmed_by_r(copies, maxk, outcome):
     s, d = _tied_at_half(copies)
     reason = locfit_tree_would_crash(s, nn=0.15, maxk=maxk)
     pts = slides_grid(s)
     if outcome is None:
         assert reason is None
-        ref = run_r(R_FIT, s=s, d=d, pts=pts, nnv=np.array([0.15]), dg=np.array([0.0]),
-                    mk=np.array([float(maxk)]), timeout=120)
+        ref = R_JUST_BELOW_K.values(s=s, d=d, pts=pts, nnv=np.array([0.15]),
+                                    dg=np.array([0.0]), mk=np.array([float(maxk)]))
         tree = build_tree(sort_sample(s, d, None), LocalParams(0, 0.15, None, "rect"))
         assert len(tree.vertices) == ref["nv"][0]
         np.testing.assert_allclose(tree(pts), ref["pred"], atol=1e-12)
@@ -162,28 +172,41 @@ def test_deep_tree_without_ties_confirmed_by_r(exponent, crashes):
         call()
 
 
-@pytest.mark.r
-@pytest.mark.parametrize("degree", [0, 1, 2])
-def test_tree_on_tied_scores_matches_r(degree):
-    """Decision-tree-like scores (20 leaves, each < 15 % of n) and exact 0/1 ties: locfit
-    finishes, and the native tree agrees with predict() (measured: bit for bit)."""
+def _tree_leaves_with_ties():
     rng = np.random.default_rng(6)
     leaves = np.sort(rng.uniform(size=20))
     s = leaves[rng.integers(0, 20, size=1000)]
     s[:60], s[60:100] = 0.0, 1.0
     d = (rng.uniform(size=1000) < s).astype(float)
-    for nn in (0.15, 0.5):
-        assert locfit_tree_would_crash(s, nn=nn) is None
-    sample = sort_sample(s, d, None)
     pts = np.concatenate([slides_grid(s), leaves, rng.uniform(size=50)])
-    code = """
+    return s, d, pts
+
+
+def _tied_r_inputs(degree):
+    s, d, pts = _tree_leaves_with_ties()
+    sample = sort_sample(s, d, None)
+    return {"s": sample.scores, "d": sample.labels.astype(float), "pts": pts,
+            "dg": np.array([float(degree)])}
+
+
+R_TIED = {degree: r_reference(f"local_tree/tied_leaves_degree{degree}", """
 library(locfit)
 out <- list()
 for (nnv in c(0.15, 0.5)) out[[paste0("nn", nnv)]] <- predict(locfit(d ~ lp(s, nn = nnv,
   deg = dg), kern = "rect", maxk = 200), newdata = pts)
-"""
-    ref = run_r(code, s=sample.scores, d=sample.labels.astype(float), pts=pts,
-                dg=np.array([float(degree)]))
+""", lambda degree=degree: _tied_r_inputs(degree)) for degree in (0, 1, 2)}
+
+
+@pytest.mark.parametrize("degree", [0, 1, 2])
+def test_tree_on_tied_scores_matches_r(degree):
+    """Decision-tree-like scores (20 leaves, each < 15 % of n) and exact 0/1 ties: locfit
+    finishes, and the native tree agrees with predict() (measured: bit for bit)."""
+    s, d, pts = _tree_leaves_with_ties()
+    for nn in (0.15, 0.5):
+        assert locfit_tree_would_crash(s, nn=nn) is None
+    sample = sort_sample(s, d, None)
+    ref = R_TIED[degree].values(s=sample.scores, d=sample.labels.astype(float), pts=pts,
+                                dg=np.array([float(degree)]))
     for nn in (0.15, 0.5):
         tree = build_tree(sample, LocalParams(degree, nn, None, "rect"))
         np.testing.assert_allclose(tree(pts), ref[f"nn{nn:g}"], atol=1e-12)

@@ -1,6 +1,8 @@
-"""Parity of the metrics with the 2024 R formulas (r_scripts/calibration_metrics_2024.R)."""
+"""Parity of the metrics with the 2024 R formulas (r_scripts/calibration_metrics_2024.R).
 
-from pathlib import Path
+R's numbers are committed in tests/reference/metrics_parity_r/ (see tests/rreference.py);
+tests/test_r_references.py re-runs R to prove them.
+"""
 
 import numpy as np
 import pytest
@@ -8,12 +10,9 @@ import pytest
 from locacal import metrics
 from locacal.density import reflected_bandwidth, reflected_kde
 from locacal.metrics.local import _knn_means
-from tests.rhelpers import run_r
+from tests.rreference import r_reference
 
-pytestmark = pytest.mark.r
-
-R_FILE = Path(__file__).resolve().parents[1] / "r_scripts" / "calibration_metrics_2024.R"
-SOURCE = f'source("{R_FILE}")\n'
+SOURCE = 'source("r_scripts/calibration_metrics_2024.R")\n'
 
 
 def _sample(n, seed, ties=False):
@@ -25,12 +24,39 @@ def _sample(n, seed, ties=False):
     return s, y
 
 
-@pytest.mark.parametrize(("n", "seed", "ties"), [(40, 0, False), (2000, 1, False),
-                                                 (2000, 2, True), (30000, 3, False)])
+def _labelled_sample(n, seed, ties=False):
+    s, y = _sample(n, seed, ties)
+    return {"s": s, "d": y}
+
+
+BINNED_CASES = [(40, 0, False), (2000, 1, False), (2000, 2, True), (30000, 3, False)]
+R_BINNED = (SOURCE + "out <- list(ece = ece_2024(d, s), std = ece_standard_2024_bins(d, s), "
+            "qmse = qmse_2024(d, s))")
+BINNED = {(n, seed, ties): r_reference(
+    f"metrics_parity_r/binned_n{n}_seed{seed}", R_BINNED,
+    lambda n=n, seed=seed, ties=ties: _labelled_sample(n, seed, ties))
+    for n, seed, ties in BINNED_CASES}
+
+DENSITY_CASES = [(50, 4), (2000, 5), (100_000, 6)]
+DENSITY = {(n, seed): r_reference(
+    f"metrics_parity_r/density_n{n}_seed{seed}",
+    SOURCE + "d <- lcs_density_2024(s); out <- list(y = d$y, bw = d$bw)",
+    lambda n=n, seed=seed: {"s": _sample(n, seed)[0]}) for n, seed in DENSITY_CASES}
+
+KNN_TAUS = np.linspace(0, 1, 101)
+KNN = {(n, seed): r_reference(
+    f"metrics_parity_r/knn_n{n}_seed{seed}",
+    SOURCE + "out <- list(means = knn_means_2024(d, s, taus), wmse = wmse_2024(d, s))",
+    lambda n=n, seed=seed: {**_labelled_sample(n, seed), "taus": KNN_TAUS})
+    for n, seed in [(60, 7), (2000, 8)]}
+
+# ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("n", "seed", "ties"), BINNED_CASES)
 def test_binned_metrics_match_r(n, seed, ties):
     s, y = _sample(n, seed, ties)
-    r = run_r(SOURCE + "out <- list(ece = ece_2024(d, s), std = ece_standard_2024_bins(d, s), "
-              "qmse = qmse_2024(d, s))", s=s, d=y)
+    r = BINNED[n, seed, ties].values(s=s, d=y)
     # Same formula, same bins: agreement to rounding (measured: <= 3e-17).
     assert metrics.ece_thresholded(s, y) == pytest.approx(r["ece"][0], abs=1e-14)
     assert metrics.ece(s, y) == pytest.approx(r["std"][0], abs=1e-14)
@@ -45,21 +71,20 @@ def test_density_weights_match_r_density():
     binned approximation making R's values slightly larger. Tolerances below add ~50 % room.
     """
     grid = np.linspace(0, 1, 100)
-    for n, seed in [(50, 4), (2000, 5), (100_000, 6)]:
+    for n, seed in DENSITY_CASES:
         s, _ = _sample(n, seed)
-        r = run_r(SOURCE + "d <- lcs_density_2024(s); out <- list(y = d$y, bw = d$bw)", s=s)
+        r = DENSITY[n, seed].values(s=s)
         assert reflected_bandwidth(s) == pytest.approx(r["bw"][0], rel=1e-14)
         mine = reflected_kde(s, grid)
         np.testing.assert_allclose(mine, r["y"], rtol=1e-2, atol=1.1e-3)
         assert np.max(np.abs(mine - r["y"])) <= 1.1e-3
 
 
-@pytest.mark.parametrize(("n", "seed"), [(60, 7), (2000, 8)])
+@pytest.mark.parametrize(("n", "seed"), list(KNN))
 def test_knn_means_and_wmse_match_r(n, seed):
     s, y = _sample(n, seed)  # continuous scores: no tied distances, R's rule is exact
-    taus = np.linspace(0, 1, 101)
-    r = run_r(SOURCE + "out <- list(means = knn_means_2024(d, s, taus), "
-              "wmse = wmse_2024(d, s))", s=s, d=y, taus=taus)
+    taus = KNN_TAUS
+    r = KNN[n, seed].values(s=s, d=y, taus=taus)
     k = float(np.round(n * 0.15))
     np.testing.assert_allclose(_knn_means(s, y, None, taus, k), r["means"], rtol=0,
                                atol=1e-15)

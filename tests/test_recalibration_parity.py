@@ -1,9 +1,12 @@
 """Parity of the recalibrators with the reference implementations the 2024 study used.
 
-* Platt scaling against R's ``glm(d ~ s, family = binomial)`` (run for real, ``@pytest.mark.r``);
+* Platt scaling against R's ``glm(d ~ s, family = binomial)``;
 * isotonic regression against R's ``as.stepfun(isoreg(s, d))`` at test scores;
 * beta calibration against the ``betacal`` Python package (Kull et al.'s own code);
 * local regression against R's locfit, see ``test_recalibration_local.py``.
+
+R's numbers are committed in tests/reference/recalibration_parity/ (see tests/rreference.py);
+tests/test_r_references.py re-runs R to prove them.
 """
 
 import warnings
@@ -13,7 +16,7 @@ import pytest
 from sklearn.linear_model import LogisticRegression
 
 from locacal.recalibration import BetaCalibrator, IsotonicCalibrator, PlattCalibrator
-from tests.rhelpers import run_r
+from tests.rreference import r_reference
 
 
 def _logistic_study_sample(seed, n=400, gamma=3.0):
@@ -28,23 +31,31 @@ def _logistic_study_sample(seed, n=400, gamma=3.0):
 
 # --- Platt scaling vs R glm ------------------------------------------------------------------
 
-@pytest.mark.r
-@pytest.mark.parametrize("seed", [1, 2, 3])
-def test_platt_coefficients_equal_r_glm(seed):
+def _platt_inputs(seed):
     s, d = _logistic_study_sample(seed)
     rng = np.random.default_rng(seed + 100)
     w = rng.integers(1, 4, size=s.size).astype(float)
     t = np.linspace(0, 1, 101)
-    r = run_r(
-        """
-        fit <- glm(d ~ s, family = binomial(link = "logit"))
-        fitw <- glm(d ~ s, family = binomial, weights = w)
-        fitl <- glm(d ~ qlogis(s), family = binomial)
-        out <- list(coef = coef(fit), coefw = coef(fitw), coefl = coef(fitl),
-                    pred = predict(fit, newdata = data.frame(s = t), type = "response"))
-        """,
-        s=s, d=d, w=w, t=t,
-    )
+    return {"s": s, "d": d, "w": w, "t": t}
+
+
+R_GLM = {seed: r_reference(
+    f"recalibration_parity/platt_glm_seed{seed}",
+    """
+    fit <- glm(d ~ s, family = binomial(link = "logit"))
+    fitw <- glm(d ~ s, family = binomial, weights = w)
+    fitl <- glm(d ~ qlogis(s), family = binomial)
+    out <- list(coef = coef(fit), coefw = coef(fitw), coefl = coef(fitl),
+                pred = predict(fit, newdata = data.frame(s = t), type = "response"))
+    """,
+    lambda seed=seed: _platt_inputs(seed)) for seed in (1, 2, 3)}
+
+
+@pytest.mark.parametrize("seed", list(R_GLM))
+def test_platt_coefficients_equal_r_glm(seed):
+    inputs = _platt_inputs(seed)
+    s, d, w, t = (inputs[key] for key in ("s", "d", "w", "t"))
+    r = R_GLM[seed].values(s=s, d=d, w=w, t=t)
     platt = PlattCalibrator().fit(s, d)
     weighted = PlattCalibrator().fit(s, d, sample_weight=w)
     on_logit = PlattCalibrator(logit=True).fit(s, d)
@@ -58,10 +69,7 @@ def test_platt_coefficients_equal_r_glm(seed):
 
 # --- isotonic regression vs R isoreg ---------------------------------------------------------
 
-@pytest.mark.r
-@pytest.mark.parametrize("seed", [1, 2])
-@pytest.mark.parametrize("digits", [None, 2])
-def test_isotonic_step_function_equals_r_isoreg(seed, digits):
+def _isotonic_inputs(seed, digits):
     s, d = _logistic_study_sample(seed)
     if digits is not None:  # many tied scores
         s = np.round(s, digits)
@@ -71,13 +79,25 @@ def test_isotonic_step_function_equals_r_isoreg(seed, digits):
     t = np.concatenate([rng.uniform(size=300), s, np.nextafter(s, 1), np.nextafter(s, 0),
                         [0.0, 1.0, s.min() / 2, (1 + s.max()) / 2]])
     t = np.clip(t, 0, 1)
-    r = run_r(
-        """
-        f <- as.stepfun(isoreg(s, d))
-        out <- list(pred = f(t), knots = knots(f))
-        """,
-        s=s, d=d, t=t,
-    )
+    return {"s": s, "d": d, "t": t}
+
+
+R_ISOREG = {(seed, digits): r_reference(
+    f"recalibration_parity/isoreg_seed{seed}_{'continuous' if digits is None else 'round2'}",
+    """
+    f <- as.stepfun(isoreg(s, d))
+    out <- list(pred = f(t), knots = knots(f))
+    """,
+    lambda seed=seed, digits=digits: _isotonic_inputs(seed, digits))
+    for seed in (1, 2) for digits in (None, 2)}
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+@pytest.mark.parametrize("digits", [None, 2])
+def test_isotonic_step_function_equals_r_isoreg(seed, digits):
+    inputs = _isotonic_inputs(seed, digits)
+    s, d, t = inputs["s"], inputs["d"], inputs["t"]
+    r = R_ISOREG[seed, digits].values(s=s, d=d, t=t)
     iso = IsotonicCalibrator().fit(s, d)
     # measured: max |difference| 1.1e-16 (R forms block means from cumulative sums)
     np.testing.assert_allclose(iso.predict(t), r["pred"], rtol=0, atol=1e-12)

@@ -1,4 +1,8 @@
-"""Tree fitting for the case studies: rpart parity, pruning, cross-validation."""
+"""Tree fitting for the case studies: rpart parity, pruning, cross-validation.
+
+R's rpart numbers are committed in tests/reference/trees/ (see tests/rreference.py);
+tests/test_r_references.py re-runs R to prove them.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +12,7 @@ import pytest
 
 from locacal import trees
 from locacal.trees import _n_leaves, _pruned_leaves, _pruned_predict, _tree
-from tests.rhelpers import run_r
+from tests.rreference import r_reference
 
 
 @pytest.fixture(scope="module")
@@ -25,6 +29,23 @@ def xy(frame):
     return frame[["x1", "x2"]].to_numpy(), frame["label"].to_numpy()
 
 
+def _rpart_inputs(data):
+    x, d = xy(data["train"])
+    xt = data["test"][["x1", "x2"]].to_numpy()
+    return {"d": d, "x1": x[:, 0], "x2": x[:, 1], "t1": xt[:, 0], "t2": xt[:, 1]}
+
+
+R_RPART = r_reference("trees/rpart_slides_data", """
+library(rpart)
+fit <- rpart(d ~ x1 + x2, data = data.frame(d = d, x1 = x1, x2 = x2),
+             method = "anova",
+             control = rpart.control(minbucket = 10, minsplit = 30, cp = 0.01,
+                                     xval = 0))
+out <- list(leaves = sum(fit$frame$var == "<leaf>"),
+            pred = predict(fit, newdata = data.frame(x1 = t1, x2 = t2)))
+""", lambda: _rpart_inputs(trees.tree_data(seed=2024)))
+
+
 def test_tree_data_split_sizes_and_columns(data):
     assert {k: len(v) for k, v in data.items()} == {
         "train": 100_000, "calibration": 50_000, "test": 50_000}
@@ -34,21 +55,12 @@ def test_tree_data_split_sizes_and_columns(data):
     pd.testing.assert_frame_equal(data["test"], again["test"])
 
 
-@pytest.mark.r
 def test_rpart_tree_is_rs_rpart_tree(data):
     # R 4.2.2, rpart 4.1.19: rpart(d ~ x1 + x2, method = "anova", minbucket = 10,
     # minsplit = 30, cp = 0.01). Same leaves, same predictions to the last bit.
     x, d = xy(data["train"])
     xt = data["test"][["x1", "x2"]].to_numpy()
-    out = run_r(
-        """library(rpart)
-        fit <- rpart(d ~ x1 + x2, data = data.frame(d = d, x1 = x1, x2 = x2),
-                     method = "anova",
-                     control = rpart.control(minbucket = 10, minsplit = 30, cp = 0.01,
-                                             xval = 0))
-        out <- list(leaves = sum(fit$frame$var == "<leaf>"),
-                    pred = predict(fit, newdata = data.frame(x1 = t1, x2 = t2)))""",
-        d=d, x1=x[:, 0], x2=x[:, 1], t1=xt[:, 0], t2=xt[:, 1])
+    out = R_RPART.values(d=d, x1=x[:, 0], x2=x[:, 1], t1=xt[:, 0], t2=xt[:, 1])
     tree = trees.rpart_tree(x, d)
     assert tree.get_n_leaves() == int(out["leaves"][0]) == 6
     np.testing.assert_allclose(tree.predict(xt), out["pred"], rtol=0, atol=1e-12)

@@ -14,13 +14,13 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
 
-import locacal  # noqa: E402
-from locacal import simulate  # noqa: E402
-from locacal.plotting import plot_curves, plot_score_histogram  # noqa: E402
+import locacal
+from locacal import simulate
+from locacal.plotting import plot_curves, plot_score_histogram
 
 OUT = Path(__file__).resolve().parent / "output"
 OUT.mkdir(exist_ok=True)

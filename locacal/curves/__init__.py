@@ -128,7 +128,7 @@ def calibration_curve(
     >>> rng = np.random.default_rng(0)
     >>> s = rng.uniform(size=2000); d = rng.uniform(size=2000) < s
     >>> curve = locacal.calibration_curve(s, d)
-    >>> curve.method, len(curve)
+    >>> curve.method, len(curve)  # the 100-point grid, restricted to the score range
     ('local', 98)
     """
     estimator = make_calibrator(method, **params)
