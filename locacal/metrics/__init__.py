@@ -5,6 +5,8 @@
 * :mod:`~locacal.metrics.binned`: ECE, QMSE, the slides' thresholded ECE, the thesis's MSE
   calibration score, its interval and the Brier decomposition.
 * :mod:`~locacal.metrics.local`: the Local Calibration Score and the WMSE.
+* :mod:`~locacal.metrics.clinical`: calibration intercept and slope, ICI/E50/E90/Emax, the
+  Hosmer-Lemeshow and Spiegelhalter tests (equal to R's rms and glm).
 * :mod:`~locacal.metrics.report`: all of them in one table.
 """
 
@@ -27,6 +29,14 @@ from locacal.metrics.classification import (
     specificity,
     true_mse,
 )
+from locacal.metrics.clinical import (
+    HosmerLemeshowResult,
+    SpiegelhalterResult,
+    calibration_errors,
+    calibration_intercept_slope,
+    hosmer_lemeshow,
+    spiegelhalter_z,
+)
 from locacal.metrics.local import lcs, wmse
 from locacal.metrics.report import REPORT_COLUMNS, calibration_report
 
@@ -34,6 +44,8 @@ __all__ = [
     "REPORT_COLUMNS",
     "BrierDecomposition",
     "CalibMSEInterval",
+    "HosmerLemeshowResult",
+    "SpiegelhalterResult",
     "accuracy",
     "auc",
     "brier_decomposition",
@@ -41,13 +53,17 @@ __all__ = [
     "calib_err",
     "calib_mse",
     "calib_mse_interval",
+    "calibration_errors",
+    "calibration_intercept_slope",
     "calibration_report",
     "ece",
     "ece_thresholded",
+    "hosmer_lemeshow",
     "lcs",
     "qmse",
     "sensitivity",
     "specificity",
+    "spiegelhalter_z",
     "true_mse",
     "wmse",
 ]
