@@ -273,24 +273,27 @@ def test_bad_parameters():
 # Size on calibrated data (score = true probability, locacal.simulate.logistic_dgp): 300
 # replications per n at the 5 % level. For scores not fitted on the data, HL is ~chi2 on G = 10
 # df, so hoslem.test's G - 2 = 8 df rejects with probability P(chi2_10 > chi2_8,0.95) = 0.1146
-# (measured 0.107 at n = 500), pvalue_external (G df) and Spiegelhalter with 0.05. Monte Carlo
+# (measured 0.107 at n = 500); pvalue_external (G df), Spiegelhalter and the Wald tests of
+# intercept = 0 and slope = 1 (1 - coverage of their 95 % intervals) with 0.05. Monte Carlo
 # SE of a rate r is sqrt(r (1 - r) / 300) (0.0126 at 0.05, 0.0184 at 0.115); the tolerance is
 # 3.5 SE (a false alarm ~5e-4 per check). benchmarks/bench_clinical_size.py prints the full
-# table (2000 replications).
+# table (1000 replications per row).
 SIZE_REPS = 300
 HL_G_MINUS_2_SIZE = float(stats.chi2.sf(stats.chi2.ppf(0.95, 8), 10))
 
 
 @pytest.mark.parametrize("n_obs", [500, 2000])
 def test_size_on_calibrated_data(n_obs):
-    rejections = np.zeros(3)
+    rejections = np.zeros(5)
     for rep in range(SIZE_REPS):
         d = logistic_dgp(n_obs, seed=[n_obs, rep])
         s, y = d["score"].to_numpy(), d["label"].to_numpy()
         hl = hosmer_lemeshow(s, y)
+        wald = calibration_intercept_slope(s, y)["pvalue"]
         rejections += [hl.pvalue < 0.05, hl.pvalue_external < 0.05,
-                       spiegelhalter_z(s, y).pvalue < 0.05]
+                       spiegelhalter_z(s, y).pvalue < 0.05,
+                       wald["intercept"] < 0.05, wald["slope"] < 0.05]
     rates = rejections / SIZE_REPS
-    target = np.array([HL_G_MINUS_2_SIZE, 0.05, 0.05])
+    target = np.array([HL_G_MINUS_2_SIZE, 0.05, 0.05, 0.05, 0.05])
     tol = 3.5 * np.sqrt(target * (1 - target) / SIZE_REPS)
     assert np.all(np.abs(rates - target) <= tol), rates
