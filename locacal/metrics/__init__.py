@@ -8,6 +8,8 @@
 * :mod:`~locacal.metrics.registry`: the table of every metric (what it needs, whether higher
   is better, its meaning and reference) and ``evaluate``, which validates and sorts a sample
   once for any list of them.
+* :mod:`~locacal.metrics.clinical`: calibration intercept and slope, ICI/E50/E90/Emax, the
+  Hosmer-Lemeshow and Spiegelhalter tests (equal to R's rms and glm).
 * :mod:`~locacal.metrics.report`: all of them in one table.
 """
 
@@ -30,6 +32,14 @@ from locacal.metrics.classification import (
     specificity,
     true_mse,
 )
+from locacal.metrics.clinical import (
+    HosmerLemeshowResult,
+    SpiegelhalterResult,
+    calibration_errors,
+    calibration_intercept_slope,
+    hosmer_lemeshow,
+    spiegelhalter_z,
+)
 from locacal.metrics.local import lcs, wmse
 from locacal.metrics.report import REPORT_COLUMNS, calibration_report
 
@@ -37,6 +47,8 @@ __all__ = [
     "REPORT_COLUMNS",
     "BrierDecomposition",
     "CalibMSEInterval",
+    "HosmerLemeshowResult",
+    "SpiegelhalterResult",
     "accuracy",
     "auc",
     "brier_decomposition",
@@ -44,13 +56,17 @@ __all__ = [
     "calib_err",
     "calib_mse",
     "calib_mse_interval",
+    "calibration_errors",
+    "calibration_intercept_slope",
     "calibration_report",
     "ece",
     "ece_thresholded",
+    "hosmer_lemeshow",
     "lcs",
     "qmse",
     "sensitivity",
     "specificity",
+    "spiegelhalter_z",
     "true_mse",
     "wmse",
 ]
