@@ -5,6 +5,10 @@
 * :mod:`~locacal.metrics.binned`: ECE, QMSE, the slides' thresholded ECE, the thesis's MSE
   calibration score, its interval and the Brier decomposition.
 * :mod:`~locacal.metrics.local`: the Local Calibration Score and the WMSE.
+* :mod:`~locacal.metrics.corp`: the CORP (isotonic) decomposition of the Brier score.
+* :mod:`~locacal.metrics.smooth_ece`: the smooth ECE with its automatic bandwidth.
+* :mod:`~locacal.metrics.log_score`: the log loss.
+* :mod:`~locacal.metrics.calibration_testing`: resampling test of calibration.
 * :mod:`~locacal.metrics.report`: all of them in one table.
 """
 
@@ -19,6 +23,7 @@ from locacal.metrics.binned import (
     ece_thresholded,
     qmse,
 )
+from locacal.metrics.calibration_testing import CalibrationTestResult, calibration_test
 from locacal.metrics.classification import (
     accuracy,
     auc,
@@ -27,13 +32,17 @@ from locacal.metrics.classification import (
     specificity,
     true_mse,
 )
+from locacal.metrics.corp import corp_decomposition
 from locacal.metrics.local import lcs, wmse
+from locacal.metrics.log_score import log_loss
 from locacal.metrics.report import REPORT_COLUMNS, calibration_report
+from locacal.metrics.smooth_ece import smece
 
 __all__ = [
     "REPORT_COLUMNS",
     "BrierDecomposition",
     "CalibMSEInterval",
+    "CalibrationTestResult",
     "accuracy",
     "auc",
     "brier_decomposition",
@@ -42,11 +51,15 @@ __all__ = [
     "calib_mse",
     "calib_mse_interval",
     "calibration_report",
+    "calibration_test",
+    "corp_decomposition",
     "ece",
     "ece_thresholded",
     "lcs",
+    "log_loss",
     "qmse",
     "sensitivity",
+    "smece",
     "specificity",
     "true_mse",
     "wmse",
