@@ -1,6 +1,6 @@
 """Test of the null hypothesis that the scores are calibrated, P(D = 1 | s) = s.
 
-Consistency resampling (Bröcker & Smith 2007; Dimitriadis, Gneiting & Jordan 2021, §S2):
+Consistency resampling (Bröcker & Smith 2007; Dimitriadis, Gneiting & Jordan 2021):
 under the null, given the scores, the labels are independent Bernoulli(s_i), so redrawing them
 that way and recomputing the statistic gives its exact conditional null distribution up to
 Monte Carlo error, for any statistic. The resamples are computed in batches (see
@@ -158,7 +158,7 @@ def calibration_test(scores: Any, labels: Any, *, statistic: str = "lcs", method
 
     .. math:: p = \\frac{1 + \\#\\{b : T^*_b \\ge T\\}}{1 + B},
 
-    which is a valid p-value for every B (Davison & Hinkley 1997, §4.2, eq. 4.11) because,
+    which is a valid p-value for every B (a Monte Carlo test, Davison & Hinkley 1997, ch. 4) as,
     under the null and given the scores, the observed labels are one more such draw. Null
     values within a relative 1e-12 below T count as ties.
 

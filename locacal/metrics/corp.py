@@ -99,7 +99,7 @@ def corp_decomposition(scores: Any, labels: Any, *, weights: Any = None) -> pd.S
     References
     ----------
     Dimitriadis, Gneiting & Jordan (2021), "Stable reliability diagrams for probabilistic
-    classifiers", PNAS 118(8), e2016191118, eq. (2) and the CORP approach (consistent,
+    classifiers", PNAS 118(8), e2016191118: the CORP approach (consistent,
     optimally binned, reproducible, PAV-based). Equal to ``model_diagnostics.scoring.decompose``
     with ``SquaredError`` (its miscalibration, discrimination, uncertainty and score).
     """

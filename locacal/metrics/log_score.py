@@ -37,8 +37,8 @@ def log_loss(scores: Any, labels: Any, *, weights: Any = None) -> float:
 
     References
     ----------
-    Good (1952), "Rational decisions", J. R. Stat. Soc. B 14(1), §8; Gneiting & Raftery
-    (2007), "Strictly proper scoring rules, prediction, and estimation", JASA 102, §3.
+    Good (1952), "Rational decisions", J. R. Stat. Soc. B 14(1); Gneiting & Raftery
+    (2007), "Strictly proper scoring rules, prediction, and estimation", JASA 102.
     """
     s, y, w = check_scores_labels(scores, labels, weights)
     p = np.clip(s, LOG_LOSS_EPS, 1.0 - LOG_LOSS_EPS)

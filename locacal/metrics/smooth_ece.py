@@ -74,7 +74,7 @@ def smece(scores: Any, labels: Any) -> float:
     with :math:`K_\\sigma` the Gaussian kernel of scale sigma reflected at 0 and 1 and
     :math:`\\hat\\delta_\\sigma` the kernel density of the scores; the reported value is at
     the bandwidth :math:`\\sigma^*` solving :math:`\\sigma^* = \\mathrm{smECE}_{\\sigma^*}`
-    (their Definition 9 and Theorem 10), found as relplot finds it (see the module
+    (it exists and is unique), found as relplot finds it (see the module
     documentation for its discretisation). Matches ``relplot.smECE`` (version 1.0.3) to
     1e-10 in the tests.
 
@@ -90,7 +90,8 @@ def smece(scores: Any, labels: Any) -> float:
     References
     ----------
     Błasiok & Nakkiran (2023), "Smooth ECE: Principled Reliability Diagrams via Kernel
-    Smoothing", arXiv:2309.12236, §3 (Definitions 5 and 9) and the ``relplot`` package.
+    Smoothing", arXiv:2309.12236 (smooth ECE and its fixed-point bandwidth) and the
+    ``relplot`` package.
     """
     s, y, _ = check_scores_labels(scores, labels)
     r = s - y
