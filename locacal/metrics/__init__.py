@@ -10,6 +10,10 @@
   once for any list of them.
 * :mod:`~locacal.metrics.clinical`: calibration intercept and slope, ICI/E50/E90/Emax, the
   Hosmer-Lemeshow and Spiegelhalter tests (equal to R's rms and glm).
+* :mod:`~locacal.metrics.corp`: the CORP (isotonic) decomposition of the Brier score.
+* :mod:`~locacal.metrics.smooth_ece`: the smooth ECE with its automatic bandwidth.
+* :mod:`~locacal.metrics.log_score`: the log loss.
+* :mod:`~locacal.metrics.calibration_testing`: resampling test of calibration.
 * :mod:`~locacal.metrics.report`: all of them in one table.
 """
 
@@ -24,6 +28,7 @@ from locacal.metrics.binned import (
     ece_thresholded,
     qmse,
 )
+from locacal.metrics.calibration_testing import CalibrationTestResult, calibration_test
 from locacal.metrics.classification import (
     accuracy,
     auc,
@@ -40,13 +45,17 @@ from locacal.metrics.clinical import (
     hosmer_lemeshow,
     spiegelhalter_z,
 )
+from locacal.metrics.corp import corp_decomposition
 from locacal.metrics.local import lcs, wmse
+from locacal.metrics.log_score import log_loss
 from locacal.metrics.report import REPORT_COLUMNS, calibration_report
+from locacal.metrics.smooth_ece import smece
 
 __all__ = [
     "REPORT_COLUMNS",
     "BrierDecomposition",
     "CalibMSEInterval",
+    "CalibrationTestResult",
     "HosmerLemeshowResult",
     "SpiegelhalterResult",
     "accuracy",
@@ -59,12 +68,16 @@ __all__ = [
     "calibration_errors",
     "calibration_intercept_slope",
     "calibration_report",
+    "calibration_test",
+    "corp_decomposition",
     "ece",
     "ece_thresholded",
     "hosmer_lemeshow",
     "lcs",
+    "log_loss",
     "qmse",
     "sensitivity",
+    "smece",
     "specificity",
     "spiegelhalter_z",
     "true_mse",

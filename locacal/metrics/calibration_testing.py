@@ -1,0 +1,233 @@
+"""Test of the null hypothesis that the scores are calibrated, P(D = 1 | s) = s.
+
+Consistency resampling (Bröcker & Smith 2007; Dimitriadis, Gneiting & Jordan 2021):
+under the null, given the scores, the labels are independent Bernoulli(s_i), so redrawing them
+that way and recomputing the statistic gives its exact conditional null distribution up to
+Monte Carlo error, for any statistic. The resamples are computed in batches (see
+:mod:`locacal.metrics._null_statistics`): 999 resamples at n = 1e5 take seconds.
+
+Adding a statistic is one entry of :data:`STATISTICS`. A scalar metric
+``f(scores, labels, weights) -> float`` becomes a resampling statistic with
+``CalibrationStatistic("name", rowwise(f))`` (one call per resample), and an asymptotic p-value is
+added with ``asymptotic=g`` where ``g(scores, labels, weights) -> (statistic, pvalue)``; e.g.
+the Hosmer-Lemeshow chi-square or Spiegelhalter's normal z.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from locacal._validation import check_choice, check_int, check_scores_labels
+from locacal.metrics._null_statistics import (
+    BatchBuilder,
+    binned_batch,
+    lcs_batch,
+    mcb_batch,
+)
+
+__all__ = [
+    "METHODS",
+    "STATISTICS",
+    "CalibrationStatistic",
+    "CalibrationTestResult",
+    "calibration_test",
+]
+
+METHODS = ("auto", "resampling", "asymptotic")
+
+#: Resampled label matrices are drawn and evaluated this many cells (rows x n) at a time.
+_CHUNK_CELLS = 1 << 22
+#: A progress bar is shown when n_resamples x n reaches this (about a second of work).
+_PROGRESS_CELLS = 50_000_000
+#: Null values within this relative distance below the observed one count as ties (>=), so
+#: that rounding in the batch arithmetic cannot move a resample across the observed value.
+_TIE_RTOL = 1e-12
+
+
+@dataclass(frozen=True)
+class CalibrationStatistic:
+    """One statistic of :func:`calibration_test`.
+
+    ``batch`` builds the batch evaluator from the sorted scores and weights (see
+    :mod:`locacal.metrics._null_statistics`); ``asymptotic`` (optional) returns
+    ``(statistic, pvalue)`` from a known limiting null distribution.
+    """
+
+    label: str
+    batch: BatchBuilder
+    asymptotic: Callable[[np.ndarray, np.ndarray, np.ndarray | None],
+                         tuple[float, float]] | None = None
+
+
+#: The statistics of :func:`calibration_test`; none of these four has a known asymptotic null
+#: distribution (the LCS, ECE, QMSE and CORP MCB are non-smooth functionals of a smoother or of
+#: data-dependent bins), so they are tested by resampling only.
+STATISTICS: dict[str, CalibrationStatistic] = {
+    "lcs": CalibrationStatistic("LCS", lcs_batch),
+    "ece": CalibrationStatistic("ECE", lambda s, w: binned_batch(s, w, squared=False)),
+    "brier": CalibrationStatistic("Brier reliability (binned)",
+                           lambda s, w: binned_batch(s, w, squared=True)),
+    "mcb": CalibrationStatistic("CORP MCB", mcb_batch),
+}
+
+
+@dataclass(frozen=True, eq=False)
+class CalibrationTestResult:
+    """Result of :func:`calibration_test`.
+
+    ``null`` holds the resampled statistics (``None`` for an asymptotic test).
+    """
+
+    statistic: float
+    pvalue: float
+    null: np.ndarray | None
+    method: str
+    name: str
+    n: int
+
+    def _repr_html_(self) -> str:
+        rows = [("statistic", self.name), ("value", f"{self.statistic:.6g}"),
+                ("p-value", f"{self.pvalue:.4g}"), ("method", self.method),
+                ("n", str(self.n))]
+        if self.null is not None:
+            rows.append(("resamples", str(self.null.size)))
+        body = "".join(f"<tr><th>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>"
+                       for k, v in rows)
+        return f"<table><caption>Calibration test</caption>{body}</table>"
+
+    def plot(self, ax: Any = None) -> Any:
+        """Histogram of the resampled null distribution with the observed value marked.
+
+        Raises ``ValueError`` for an asymptotic test, which has no resampled values.
+        """
+        if self.null is None:
+            raise ValueError("an asymptotic test has no resampled null distribution to plot; "
+                             "use method='resampling'")
+        import matplotlib.pyplot as plt
+
+        if ax is None:
+            _, ax = plt.subplots()
+        ax.hist(self.null, bins="auto", color="0.75", edgecolor="0.4",
+                label=f"null ({self.null.size} resamples)")
+        ax.axvline(self.statistic, color="C3", lw=2,
+                   label=f"observed = {self.statistic:.4g} (p = {self.pvalue:.3g})")
+        ax.set_xlabel(self.name)
+        ax.set_ylabel("count")
+        ax.legend()
+        return ax
+
+
+def _auto_method(spec: CalibrationStatistic, scores: np.ndarray) -> str:
+    if spec.asymptotic is None:
+        return "resampling"
+    n, distinct = scores.size, np.unique(scores).size
+    return "resampling" if n <= max(1000, min(5000, 50 * distinct)) else "asymptotic"
+
+
+def _resample(batch: Callable[[np.ndarray], np.ndarray], scores: np.ndarray,
+              n_resamples: int, seed: Any) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    n = scores.size
+    rows = max(1, _CHUNK_CELLS // n)
+    chunks = range(0, n_resamples, rows)
+    if n_resamples * n >= _PROGRESS_CELLS:
+        from tqdm.auto import tqdm
+
+        chunks = tqdm(chunks, desc="calibration_test resamples", unit="chunk")
+    null = np.empty(n_resamples)
+    for start in chunks:
+        stop = min(start + rows, n_resamples)
+        # the draws are consumed in order, so the result does not depend on the chunk size
+        labels = (rng.random((stop - start, n)) < scores).astype(np.float64)
+        null[start:stop] = batch(labels)
+    return null
+
+
+def calibration_test(scores: Any, labels: Any, *, statistic: str = "lcs", method: str = "auto",
+                     n_resamples: int = 999, seed: Any = None,
+                     weights: Any = None) -> CalibrationTestResult:
+    """Test whether the scores are calibrated, P(D = 1 | s) = s.
+
+    **Resampling** (consistency resampling): B label vectors are drawn with
+    D*_i ~ Bernoulli(s_i) independently, the statistic T is recomputed on each, and
+
+    .. math:: p = \\frac{1 + \\#\\{b : T^*_b \\ge T\\}}{1 + B},
+
+    which is a valid p-value for every B (a Monte Carlo test, Davison & Hinkley 1997, ch. 4) as,
+    under the null and given the scores, the observed labels are one more such draw. Null
+    values within a relative 1e-12 below T count as ties.
+
+    **Asymptotic**: a known limiting null distribution of the statistic. None of ``"lcs"``,
+    ``"ece"``, ``"brier"`` and ``"mcb"`` has one, so ``method="asymptotic"`` raises
+    ``ValueError`` for them.
+
+    **Auto**: asymptotic when the statistic has an asymptotic distribution and
+    n > max(1000, min(5000, 50 x number of distinct scores)), resampling otherwise; the rule
+    by which the R package ``reliabilitydiag`` switches from resampling to asymptotic
+    consistency bands (``detect_regionmethod``).
+
+    Parameters
+    ----------
+    scores, labels : array-like
+        Scores in [0, 1] and 0/1 events.
+    statistic : {"lcs", "ece", "brier", "mcb"}, default "lcs"
+        ``"lcs"``: :func:`locacal.metrics.lcs` (default parameters); ``"ece"``:
+        :func:`locacal.metrics.ece` (10 quantile bins); ``"brier"``: the reliability term of
+        the binned (Murphy) decomposition of the Brier score,
+        sum_b (n_b / n) (mean label_b - mean score_b)^2 on the same 10 quantile bins
+        (:func:`locacal.metrics.qmse`); quantile bins depend on the scores only, unlike the
+        adaptive bins of :func:`locacal.metrics.brier_decomposition` whose tie-breaking uses
+        the labels; ``"mcb"``: the CORP miscalibration term of
+        :func:`locacal.metrics.corp_decomposition` (isotonic instead of binned reliability).
+    method : {"auto", "resampling", "asymptotic"}, default "auto"
+    n_resamples : int, default 999
+        Number B of resampled label vectors.
+    seed : int, Generator, SeedSequence or None
+        Seed of the resampling (anything :func:`numpy.random.default_rng` accepts).
+    weights : array-like, optional
+        Case weights: the statistic is computed with them, and each row's label is redrawn
+        from Bernoulli(s_i) whatever its weight.
+
+    Returns
+    -------
+    CalibrationTestResult
+        ``statistic``, ``pvalue``, ``null`` (the B resampled values, or ``None``), ``method``
+        (the method actually used), ``name`` and ``n``; ``plot()`` and ``_repr_html_()``.
+
+    References
+    ----------
+    Bröcker & Smith (2007), "Increasing the reliability of reliability diagrams", Weather and
+    Forecasting 22(3) (consistency resampling); Dimitriadis, Gneiting & Jordan (2021), PNAS
+    118(8), e2016191118 (CORP, consistency bands and reliabilitydiag).
+    """
+    s, y, w = check_scores_labels(scores, labels, weights)
+    check_choice(statistic, tuple(STATISTICS), "statistic")
+    check_choice(method, METHODS, "method")
+    n_resamples = check_int(n_resamples, "n_resamples", minimum=1)
+    spec = STATISTICS[statistic]
+    if method == "auto":
+        method = _auto_method(spec, s)
+    if method == "asymptotic":
+        if spec.asymptotic is None:
+            raise ValueError(f"statistic {statistic!r} has no known asymptotic null "
+                             "distribution; use method='resampling' (or 'auto')")
+        value, pvalue = spec.asymptotic(s, y, w)
+        return CalibrationTestResult(float(value), float(pvalue), None, method, spec.label,
+                                     s.size)
+    order = np.argsort(s, kind="stable")
+    s, y = s[order], y[order]
+    w = None if w is None else w[order]
+    batch = spec.batch(s, w)
+    observed = float(batch(y[None, :])[0])
+    if not np.isfinite(observed):
+        raise ValueError(f"the {spec.label} is not finite on these data (a window or bin "
+                         "with zero total weight?)")
+    null = _resample(batch, s, n_resamples, seed)
+    exceed = int(np.count_nonzero(null >= observed - _TIE_RTOL * abs(observed)))
+    pvalue = (1.0 + exceed) / (1.0 + n_resamples)
+    return CalibrationTestResult(observed, pvalue, null, "resampling", spec.label, s.size)

@@ -1,0 +1,46 @@
+"""The logarithmic score (log loss, cross-entropy) of probability scores."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from locacal._validation import check_scores_labels
+
+__all__ = ["LOG_LOSS_EPS", "log_loss"]
+
+#: Scores are clipped to [eps, 1 - eps] before taking logs: the machine epsilon of float64,
+#: the clipping scikit-learn's ``log_loss`` applies (versions >= 1.5).
+LOG_LOSS_EPS = float(np.finfo(np.float64).eps)
+
+
+def log_loss(scores: Any, labels: Any, *, weights: Any = None) -> float:
+    """Log loss: the (weighted) mean negative log-likelihood of the labels under the scores.
+
+    .. math::
+
+        \\mathrm{LL} = -\\frac{\\sum_i w_i \\left[y_i \\log \\tilde s_i + (1 - y_i)
+        \\log(1 - \\tilde s_i)\\right]}{\\sum_i w_i},
+        \\qquad \\tilde s_i = \\min(\\max(s_i, \\varepsilon), 1 - \\varepsilon)
+
+    with :math:`\\varepsilon` = :data:`LOG_LOSS_EPS` (2.2e-16), so that a score of exactly 0
+    or 1 on the wrong side costs about 36 instead of infinity. Natural logarithm. Equals
+    ``sklearn.metrics.log_loss(labels, scores, sample_weight=weights, labels=[0, 1])``.
+
+    Parameters
+    ----------
+    scores, labels : array-like
+        Scores in [0, 1] and 0/1 events.
+    weights : array-like, optional
+        Case weights.
+
+    References
+    ----------
+    Good (1952), "Rational decisions", J. R. Stat. Soc. B 14(1); Gneiting & Raftery
+    (2007), "Strictly proper scoring rules, prediction, and estimation", JASA 102.
+    """
+    s, y, w = check_scores_labels(scores, labels, weights)
+    p = np.clip(s, LOG_LOSS_EPS, 1.0 - LOG_LOSS_EPS)
+    losses = -np.where(y == 1.0, np.log(p), np.log1p(-p))
+    return float(np.average(losses, weights=w))
