@@ -1,57 +1,89 @@
 """locacal: calibration analysis of binary classifiers.
 
 See how far scores are from probabilities (calibration curves), measure it (LCS, ECE, Brier,
-the MSE calibration score) and fix it (Platt, isotonic, beta, local-regression recalibration).
-This module only re-exports the public names; each lives in the module that computes it.
+the MSE calibration score, the clinical diagnostics) and fix it (Platt, isotonic, beta,
+local-regression recalibration).
+
+This module only names the public API; each name lives in the module that computes it and is
+imported on first use (PEP 562), so ``import locacal`` loads neither scikit-learn,
+statsmodels, matplotlib, tqdm, joblib nor rpy2.
 """
 
-from locacal import simulate, studies, trees
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from locacal._lazy import attach
 from locacal._validation import CalibrationWarning
-from locacal.curves import CalibrationCurve, calibration_curve
-from locacal.divergence import kl_divergence
-from locacal.metrics import (
-    accuracy,
-    auc,
-    brier_decomposition,
-    brier_score,
-    calib_err,
-    calib_mse,
-    calib_mse_interval,
-    calibration_report,
-    ece,
-    ece_thresholded,
-    lcs,
-    qmse,
-    sensitivity,
-    specificity,
-    true_mse,
-    wmse,
-)
-from locacal.recalibration import (
-    BetaCalibrator,
-    IsotonicCalibrator,
-    LocalRegressionCalibrator,
-    PlattCalibrator,
-    RecalibrationResult,
-    recalibrate,
-    split,
-)
-from locacal.studies import (
-    forest_grid_study,
-    real_data_study,
-    run_simulation,
-    tree_case_study,
-    tree_grid_study,
-)
 
 __version__ = "0.1.0"
 
+#: Public name -> the module that defines it.
+_EXPORTS = {
+    "calibration_curve": "locacal.curves",
+    "CalibrationCurve": "locacal.curves.curve",
+    "make_calibrator": "locacal.curves",
+    "BinningCalibrator": "locacal.curves.binning",
+    "LocalRegressionCalibrator": "locacal.curves.local",
+    "LowessCalibrator": "locacal.curves.lowess",
+    "KernelCalibrator": "locacal.curves.kernel",
+    "IsotonicCalibrator": "locacal.curves.isotonic",
+    "PlattCalibrator": "locacal.curves.platt",
+    "BetaCalibrator": "locacal.curves.beta",
+    "accuracy": "locacal.metrics.classification",
+    "auc": "locacal.metrics.classification",
+    "brier_score": "locacal.metrics.classification",
+    "sensitivity": "locacal.metrics.classification",
+    "specificity": "locacal.metrics.classification",
+    "true_mse": "locacal.metrics.classification",
+    "brier_decomposition": "locacal.metrics.binned",
+    "calib_err": "locacal.metrics.binned",
+    "calib_mse": "locacal.metrics.binned",
+    "calib_mse_interval": "locacal.metrics.binned",
+    "ece": "locacal.metrics.binned",
+    "ece_thresholded": "locacal.metrics.binned",
+    "qmse": "locacal.metrics.binned",
+    "lcs": "locacal.metrics.local",
+    "wmse": "locacal.metrics.local",
+    "calibration_report": "locacal.metrics.report",
+    "calibration_intercept_slope": "locacal.metrics.clinical",
+    "calibration_errors": "locacal.metrics.clinical",
+    "hosmer_lemeshow": "locacal.metrics.clinical",
+    "spiegelhalter_z": "locacal.metrics.clinical",
+    "corp_decomposition": "locacal.metrics.corp",
+    "smece": "locacal.metrics.smooth_ece",
+    "log_loss": "locacal.metrics.log_score",
+    "calibration_test": "locacal.metrics.calibration_testing",
+    "split": "locacal.recalibration.split",
+    "recalibrate": "locacal.recalibration.workflow",
+    "RecalibrationResult": "locacal.recalibration.workflow",
+    "run_simulation": "locacal.studies.simulation",
+    "real_data_study": "locacal.studies.real_data",
+    "tree_case_study": "locacal.studies.tree_case",
+    "tree_grid_study": "locacal.studies.tree_grid",
+    "forest_grid_study": "locacal.studies.tree_grid",
+    "kl_divergence": "locacal.divergence",
+    "simulate": "locacal.simulate",
+    "studies": "locacal.studies",
+    "trees": "locacal.trees",
+    "testing": "locacal.testing",
+    "metrics": "locacal.metrics",
+    "curves": "locacal.curves",
+    "plotting": "locacal.plotting",
+    "density": "locacal.density",
+}
+
+__getattr__, __dir__ = attach(__name__, _EXPORTS)
+
 __all__ = [
     "BetaCalibrator",
+    "BinningCalibrator",
     "CalibrationCurve",
     "CalibrationWarning",
     "IsotonicCalibrator",
+    "KernelCalibrator",
     "LocalRegressionCalibrator",
+    "LowessCalibrator",
     "PlattCalibrator",
     "RecalibrationResult",
     "accuracy",
@@ -62,24 +94,88 @@ __all__ = [
     "calib_mse",
     "calib_mse_interval",
     "calibration_curve",
+    "calibration_errors",
+    "calibration_intercept_slope",
     "calibration_report",
+    "calibration_test",
+    "corp_decomposition",
+    "curves",
+    "density",
     "ece",
     "ece_thresholded",
     "forest_grid_study",
+    "hosmer_lemeshow",
     "kl_divergence",
     "lcs",
+    "log_loss",
+    "make_calibrator",
+    "metrics",
+    "plotting",
     "qmse",
     "real_data_study",
     "recalibrate",
     "run_simulation",
     "sensitivity",
     "simulate",
+    "smece",
     "specificity",
+    "spiegelhalter_z",
     "split",
     "studies",
+    "testing",
     "tree_case_study",
     "tree_grid_study",
     "trees",
     "true_mse",
     "wmse",
 ]
+
+if TYPE_CHECKING:  # for static analysers and IDEs; nothing is imported at run time
+    from locacal import curves, density, metrics, plotting, simulate, studies, testing, trees
+    from locacal.curves import (
+        BetaCalibrator,
+        BinningCalibrator,
+        CalibrationCurve,
+        IsotonicCalibrator,
+        KernelCalibrator,
+        LocalRegressionCalibrator,
+        LowessCalibrator,
+        PlattCalibrator,
+        calibration_curve,
+        make_calibrator,
+    )
+    from locacal.divergence import kl_divergence
+    from locacal.metrics import (
+        accuracy,
+        auc,
+        brier_decomposition,
+        brier_score,
+        calib_err,
+        calib_mse,
+        calib_mse_interval,
+        calibration_errors,
+        calibration_intercept_slope,
+        calibration_report,
+        calibration_test,
+        corp_decomposition,
+        ece,
+        ece_thresholded,
+        hosmer_lemeshow,
+        lcs,
+        log_loss,
+        qmse,
+        sensitivity,
+        smece,
+        specificity,
+        spiegelhalter_z,
+        true_mse,
+        wmse,
+    )
+    from locacal.recalibration import RecalibrationResult, recalibrate, split
+    from locacal.studies import (
+        forest_grid_study,
+        real_data_study,
+        run_simulation,
+        tree_case_study,
+        tree_grid_study,
+    )

@@ -19,118 +19,25 @@ recalibration map (``curve(new_scores)`` is ``curve.estimator.predict(new_scores
 ====================  ==========================================  ==========================
 """
 
-from __future__ import annotations
+from locacal._lazy import attach
 
-from typing import Any
-
-from locacal._validation import check_choice, check_scores_labels
-from locacal.curves._base import BaseCalibrator
-from locacal.curves.beta import BetaCalibrator
-from locacal.curves.binning import BinningCalibrator
-from locacal.curves.curve import CalibrationCurve
-from locacal.curves.isotonic import IsotonicCalibrator
-from locacal.curves.kernel import KernelCalibrator
-from locacal.curves.local import LocalRegressionCalibrator
-from locacal.curves.lowess import LowessCalibrator
-from locacal.curves.platt import PlattCalibrator
-
-__all__ = [
-    "METHODS",
-    "BaseCalibrator",
-    "BetaCalibrator",
-    "BinningCalibrator",
-    "CalibrationCurve",
-    "IsotonicCalibrator",
-    "KernelCalibrator",
-    "LocalRegressionCalibrator",
-    "LowessCalibrator",
-    "PlattCalibrator",
-    "calibration_curve",
-    "make_calibrator",
-]
-
-#: Method names, each with its calibrator class and the settings the name implies.
-METHODS: dict[str, tuple[type[BaseCalibrator], dict[str, Any]]] = {
-    "local": (LocalRegressionCalibrator, {}),
-    "binning": (BinningCalibrator, {}),
-    "lowess": (LowessCalibrator, {}),
-    "kernel": (KernelCalibrator, {}),
-    "locfit": (LocalRegressionCalibrator, {"backend": "locfit", "evaluation": "locfit"}),
-    "isotonic": (IsotonicCalibrator, {}),
-    "platt": (PlattCalibrator, {}),
-    "beta": (BetaCalibrator, {}),
+#: Public name -> the module that defines it (imported on first use: the LCS, which needs
+#: only the local engine, does not load scikit-learn).
+_EXPORTS = {
+    "METHODS": "locacal.curves.family",
+    "calibration_curve": "locacal.curves.family",
+    "make_calibrator": "locacal.curves.family",
+    "BaseCalibrator": "locacal.curves._base",
+    "CalibrationCurve": "locacal.curves.curve",
+    "BetaCalibrator": "locacal.curves.beta",
+    "BinningCalibrator": "locacal.curves.binning",
+    "IsotonicCalibrator": "locacal.curves.isotonic",
+    "KernelCalibrator": "locacal.curves.kernel",
+    "LocalRegressionCalibrator": "locacal.curves.local",
+    "LowessCalibrator": "locacal.curves.lowess",
+    "PlattCalibrator": "locacal.curves.platt",
 }
 
+__getattr__, __dir__ = attach(__name__, _EXPORTS)
 
-def make_calibrator(method: str, **params: Any) -> BaseCalibrator:
-    """An unfitted calibrator for a method name and its options.
-
-    Raises ``ValueError`` for an unknown method and ``TypeError`` naming the options the
-    method does not have.
-    """
-    check_choice(method, tuple(METHODS), "method")
-    cls, implied = METHODS[method]
-    known = cls._get_param_names()
-    unknown = sorted(set(params) - set(known))
-    if unknown:
-        raise TypeError(f"method={method!r} has no option(s) {unknown}; its options are "
-                        f"{known}")
-    return cls(**{**implied, **params})
-
-
-def calibration_curve(
-    scores: Any,
-    labels: Any,
-    *,
-    method: str = "local",
-    weights: Any = None,
-    grid: Any = None,
-    band: str | None = "pointwise",
-    level: float = 0.95,
-    **params: Any,
-) -> CalibrationCurve:
-    """Estimate the calibration curve g(p) = E[D | s(X) = p] of binary-classifier scores.
-
-    ``calibration_curve(s, d, method=m, **params)`` is
-    ``make_calibrator(m, **params).fit(s, d, sample_weight=weights).curve(grid, band=band,
-    level=level)``.
-
-    Parameters
-    ----------
-    scores : array-like of shape (n,)
-        Predicted probabilities, in [0, 1].
-    labels : array-like of shape (n,)
-        Observed events, 0/1 or bool.
-    method : str, default "local"
-        ``"local"``, ``"binning"``, ``"lowess"``, ``"kernel"``, ``"locfit"``,
-        ``"isotonic"``, ``"platt"`` or ``"beta"`` (table in :mod:`locacal.curves`).
-    weights : array-like of shape (n,), optional
-        Non-negative relative case weights (exposure, survey weights).
-    grid : array-like, optional
-        Points in [0, 1] where the curve is tabulated. By default the 2024 slides' grid: 100
-        equally spaced points restricted to the observed score range (bin centres for
-        binning).
-    band : {"pointwise", None}, default "pointwise"
-        The method's pointwise confidence band, where it has one.
-    level : float in (0, 1), default 0.95
-        Confidence level of the band.
-    **params
-        Options of the chosen calibrator (its ``__init__`` parameters).
-
-    Returns
-    -------
-    CalibrationCurve
-        With the fitted calibrator as ``.estimator``.
-
-    Examples
-    --------
-    >>> import numpy as np, locacal
-    >>> rng = np.random.default_rng(0)
-    >>> s = rng.uniform(size=2000); d = rng.uniform(size=2000) < s
-    >>> curve = locacal.calibration_curve(s, d)
-    >>> curve.method, len(curve)  # the 100-point grid, restricted to the score range
-    ('local', 98)
-    """
-    estimator = make_calibrator(method, **params)
-    s, y, w = check_scores_labels(scores, labels, weights)
-    return estimator.fit(s, y, sample_weight=w).curve(grid, band=band, level=level)
+__all__ = sorted(_EXPORTS)

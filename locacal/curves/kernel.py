@@ -8,6 +8,7 @@ import numpy as np
 
 from locacal._validation import check_choice, check_positive
 from locacal.curves._base import BaseCalibrator
+from locacal.curves._kernel_sums import kernel_regression
 from locacal.density import bw_nrd0
 
 __all__ = ["KernelCalibrator"]
@@ -27,7 +28,9 @@ class KernelCalibrator(BaseCalibrator):
 
     with :math:`K_i = \phi((s_i - t) / b)`: the estimators of statsmodels' ``KernelReg``
     (``reg_type="lc"`` / ``"ll"``), with case weights. Without weights the numbers equal
-    ``KernelReg``'s (tested).
+    ``KernelReg``'s (tested). Prediction is O(n log n + m): exact kernel sums for small
+    problems, binned sums with an FFT beyond (:func:`~locacal.curves._kernel_sums.
+    kernel_regression`, error about (delta/b)^2 / 8 relative, delta = 2^-16).
 
     Parameters
     ----------
@@ -72,8 +75,8 @@ class KernelCalibrator(BaseCalibrator):
         self.scores_, self.labels_, self.weights_ = s, y, w
 
     def _predict(self, s: np.ndarray) -> np.ndarray:
-        raw = _kernel_fit(self.scores_, self.labels_, self.weights_, s, self.bandwidth_,
-                          self.reg_type)
+        raw = kernel_regression(self.scores_, self.labels_, self.weights_, s, self.bandwidth_,
+                                self.reg_type)
         return np.clip(raw, 0.0, 1.0) if self.clip else raw
 
     def _curve_params(self) -> dict[str, Any]:
@@ -88,23 +91,3 @@ def _select(s: np.ndarray, y: np.ndarray, rule: str, reg_type: str) -> float:
     model = KernelReg(y, s, var_type="c", reg_type=reg_type, bw=rule,
                       rng=np.random.default_rng(0))
     return float(model.bw[0])
-
-
-def _kernel_fit(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray | None,
-                points: np.ndarray, bw: float, reg_type: str) -> np.ndarray:
-    """The class formula at ``points``, in chunks of the (points x scores) kernel matrix."""
-    w = np.ones_like(scores) if weights is None else weights
-    out = np.empty(points.size)
-    chunk = max(1, 4_000_000 // scores.size)
-    for start in range(0, points.size, chunk):
-        t = points[start:start + chunk, None]
-        dist = scores[None, :] - t
-        k = w[None, :] * np.exp(-0.5 * (dist / bw) ** 2)
-        s0, t0 = k.sum(axis=1), k @ labels
-        if reg_type == "lc":
-            out[start:start + chunk] = t0 / s0
-        else:
-            kd = k * dist
-            s1, s2, t1 = kd.sum(axis=1), (kd * dist).sum(axis=1), kd @ labels
-            out[start:start + chunk] = (s2 * t0 - s1 * t1) / (s0 * s2 - s1 * s1)
-    return out

@@ -48,15 +48,19 @@ from scipy.stats import norm
 
 from locacal._validation import (
     check_choice,
-    check_fraction,
     check_int,
-    check_positive,
     warn,
 )
 from locacal.curves._base import BaseCalibrator
+from locacal.curves._local_engine import (
+    EVALUATIONS,
+    estimate_sorted,
+    local_estimate,
+    local_params,
+)
 from locacal.curves._local_exact import ExactLocalMap
 from locacal.curves._local_fit import SEQUENTIAL_BUDGET, LocalParams, fit_points
-from locacal.curves._local_window import KERNELS, SortedSample, nn_count, sort_sample
+from locacal.curves._local_window import SortedSample, nn_count, sort_sample
 from locacal.curves._locfit_tree import build_tree
 from locacal.curves.curve import CalibrationCurve
 
@@ -64,6 +68,7 @@ __all__ = [
     "BACKENDS",
     "EVALUATIONS",
     "LocalRegressionCalibrator",
+    "estimate_sorted",
     "exact_fit",
     "local_curve",
     "local_estimate",
@@ -71,64 +76,7 @@ __all__ = [
     "tabulate_local_fit",
 ]
 
-EVALUATIONS = ("exact", "locfit")
 BACKENDS = ("native", "locfit")
-
-
-def local_params(degree: int = 0, nn: float | None = 0.15, h: float | None = None,
-                 kernel: str = "rect") -> LocalParams:
-    """Validate the smoothing parameters; errors name the argument.
-
-    ``nn`` in (0, 1] (None: no nearest-neighbour part), ``h > 0`` (None: none); at least one
-    of them. Both given: ``h(t) = max(nn distance, h)``, as in ``lp(nn =, h =)``.
-    """
-    degree = check_int(degree, "degree", allowed=(0, 1, 2))
-    nn = None if nn is None else check_fraction(nn, "nn")
-    h = None if h is None else check_positive(h, "h")
-    if nn is None and h is None:
-        raise ValueError("give at least one of nn (nearest-neighbour fraction) and h "
-                         "(fixed bandwidth); both are None")
-    kernel = check_choice(kernel, tuple(KERNELS), "kernel")
-    return LocalParams(degree, nn, h, kernel)
-
-
-def local_estimate(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray | None,
-                   points: np.ndarray, *, degree: int = 0, nn: float | None = 0.15,
-                   h: float | None = None, kernel: str = "rect",
-                   evaluation: str = "exact") -> np.ndarray:
-    """Raw (unclipped) local-regression estimate of E[D | s = t] at ``points``.
-
-    Parameters
-    ----------
-    scores, labels, weights : ndarray
-        Validated by :func:`locacal._validation.check_scores_labels` (``weights`` None for
-        unit weights).
-    points : ndarray
-        Validated evaluation points in [0, 1].
-    degree, nn, h, kernel
-        See :func:`local_curve`.
-    evaluation : {"exact", "locfit"}
-        Fit at each point, or interpolate locfit's adaptive tree as ``predict`` does.
-
-    Returns
-    -------
-    ndarray
-        ``g(t)`` at each point; NaN where no observation with positive weight lies within the
-        bandwidth (possible only with a small fixed ``h`` or all-zero weights there).
-    """
-    params = local_params(degree, nn, h, kernel)
-    evaluation = check_choice(evaluation, EVALUATIONS, "evaluation")
-    sample = sort_sample(scores, labels, weights)
-    return estimate_sorted(sample, points, params, evaluation)
-
-
-def estimate_sorted(sample: SortedSample, points: np.ndarray, params: LocalParams,
-                    evaluation: str = "exact") -> np.ndarray:
-    """:func:`local_estimate` on a sample already sorted by :func:`sort_sample` (reusable
-    across calls on the same data, e.g. by the LCS)."""
-    if evaluation == "locfit":
-        return build_tree(sample, params)(points)
-    return fit_points(sample, points, params).value
 
 
 class LocalRegressionCalibrator(BaseCalibrator):

@@ -41,9 +41,9 @@ from locacal._validation import (
     check_scores_labels,
 )
 from locacal.curves import _rsession
+from locacal.curves._local_engine import EVALUATIONS, local_params
 from locacal.curves._local_window import KERNELS
 from locacal.curves.curve import CalibrationCurve
-from locacal.curves.local import EVALUATIONS, local_params
 
 __all__ = ["LocfitCrashError", "LocfitFit", "RBackendUnavailable", "locfit_curve",
            "locfit_estimate", "locfit_fit"]

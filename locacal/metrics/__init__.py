@@ -17,69 +17,42 @@
 * :mod:`~locacal.metrics.report`: all of them in one table.
 """
 
-from locacal.metrics.binned import (
-    BrierDecomposition,
-    CalibMSEInterval,
-    brier_decomposition,
-    calib_err,
-    calib_mse,
-    calib_mse_interval,
-    ece,
-    ece_thresholded,
-    qmse,
-)
-from locacal.metrics.calibration_testing import CalibrationTestResult, calibration_test
-from locacal.metrics.classification import (
-    accuracy,
-    auc,
-    brier_score,
-    sensitivity,
-    specificity,
-    true_mse,
-)
-from locacal.metrics.clinical import (
-    HosmerLemeshowResult,
-    SpiegelhalterResult,
-    calibration_errors,
-    calibration_intercept_slope,
-    hosmer_lemeshow,
-    spiegelhalter_z,
-)
-from locacal.metrics.corp import corp_decomposition
-from locacal.metrics.local import lcs, wmse
-from locacal.metrics.log_score import log_loss
-from locacal.metrics.report import REPORT_COLUMNS, calibration_report
-from locacal.metrics.smooth_ece import smece
+from locacal._lazy import attach
 
-__all__ = [
-    "REPORT_COLUMNS",
-    "BrierDecomposition",
-    "CalibMSEInterval",
-    "CalibrationTestResult",
-    "HosmerLemeshowResult",
-    "SpiegelhalterResult",
-    "accuracy",
-    "auc",
-    "brier_decomposition",
-    "brier_score",
-    "calib_err",
-    "calib_mse",
-    "calib_mse_interval",
-    "calibration_errors",
-    "calibration_intercept_slope",
-    "calibration_report",
-    "calibration_test",
-    "corp_decomposition",
-    "ece",
-    "ece_thresholded",
-    "hosmer_lemeshow",
-    "lcs",
-    "log_loss",
-    "qmse",
-    "sensitivity",
-    "smece",
-    "specificity",
-    "spiegelhalter_z",
-    "true_mse",
-    "wmse",
-]
+#: Public name -> the module that defines it (imported on first use).
+_EXPORTS = {
+    "BrierDecomposition": "locacal.metrics.binned",
+    "CalibMSEInterval": "locacal.metrics.binned",
+    "brier_decomposition": "locacal.metrics.binned",
+    "calib_err": "locacal.metrics.binned",
+    "calib_mse": "locacal.metrics.binned",
+    "calib_mse_interval": "locacal.metrics.binned",
+    "ece": "locacal.metrics.binned",
+    "ece_thresholded": "locacal.metrics.binned",
+    "qmse": "locacal.metrics.binned",
+    "accuracy": "locacal.metrics.classification",
+    "auc": "locacal.metrics.classification",
+    "brier_score": "locacal.metrics.classification",
+    "sensitivity": "locacal.metrics.classification",
+    "specificity": "locacal.metrics.classification",
+    "true_mse": "locacal.metrics.classification",
+    "HosmerLemeshowResult": "locacal.metrics.clinical",
+    "SpiegelhalterResult": "locacal.metrics.clinical",
+    "calibration_errors": "locacal.metrics.clinical",
+    "calibration_intercept_slope": "locacal.metrics.clinical",
+    "hosmer_lemeshow": "locacal.metrics.clinical",
+    "spiegelhalter_z": "locacal.metrics.clinical",
+    "CalibrationTestResult": "locacal.metrics.calibration_testing",
+    "calibration_test": "locacal.metrics.calibration_testing",
+    "corp_decomposition": "locacal.metrics.corp",
+    "lcs": "locacal.metrics.local",
+    "wmse": "locacal.metrics.local",
+    "log_loss": "locacal.metrics.log_score",
+    "REPORT_COLUMNS": "locacal.metrics.report",
+    "calibration_report": "locacal.metrics.report",
+    "smece": "locacal.metrics.smooth_ece",
+}
+
+__getattr__, __dir__ = attach(__name__, _EXPORTS)
+
+__all__ = sorted(_EXPORTS)

@@ -33,8 +33,8 @@ from locacal._validation import (
     check_scores_labels,
     warn,
 )
+from locacal.curves._bins import STRATEGIES, BinStatistics, default_bin_size
 from locacal.curves._local_window import SortedSample, sort_sample
-from locacal.curves.binning import STRATEGIES, BinStatistics, default_bin_size
 
 __all__ = ["Confusion", "PreparedSample", "SortedBins", "prepare"]
 

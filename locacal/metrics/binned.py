@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from locacal._validation import check_int
-from locacal.curves.binning import Z_95, BinStatistics
+from locacal.curves._bins import Z_95, BinStatistics
 from locacal.metrics._prepared import PreparedSample, prepare
 
 __all__ = [

@@ -14,9 +14,9 @@ import numpy as np
 
 from locacal._quantile import normalised_weights
 from locacal._validation import check_choice, check_fraction, check_int, check_scores_labels
+from locacal.curves._local_engine import EVALUATIONS, estimate_sorted, local_params
 from locacal.curves._local_window import sort_sample
 from locacal.curves.curve import SLIDES_GRID_SIZE, slides_grid
-from locacal.curves.local import EVALUATIONS, estimate_sorted, local_params
 from locacal.density import reflected_kde_values
 
 __all__ = ["lcs", "wmse"]
