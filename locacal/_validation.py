@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import contextvars
 import functools
+import inspect
 import numbers
 import os
 import sys
@@ -59,6 +60,7 @@ import numpy as np
 __all__ = [
     "CalibrationWarning",
     "as_1d_float",
+    "binary_labels",
     "check_aligned",
     "check_choice",
     "check_fraction",
@@ -92,15 +94,28 @@ class CalibrationWarning(UserWarning):
 
 
 def public_api(func: Callable[_P, _R]) -> Callable[_P, _R]:
-    """Decorate a public function so that each warning cause is emitted once per call.
+    """Decorate a public function: one warning per cause per call, and ``pos_label``.
 
-    The outermost decorated call opens a scope (a fresh set in a context variable) and closes
-    it on return or error; decorated functions it calls reuse that scope. Inside the scope
-    :func:`warn` drops a (category, message) pair it has already emitted.
+    * The outermost decorated call opens a scope (a fresh set in a context variable) and
+      closes it on return or error; decorated functions it calls reuse that scope. Inside
+      the scope :func:`warn` drops a (category, message) pair it has already emitted.
+    * A function with a ``labels`` parameter (and no ``pos_label`` of its own) gains a
+      keyword-only ``pos_label=None``: given, ``labels`` are replaced by ``labels ==
+      pos_label`` (0/1, checked by :func:`check_labels`, pandas index kept for the alignment
+      check) before the function runs, so every function that takes labels accepts class
+      names the same way.
     """
+    signature = inspect.signature(func)
+    params = signature.parameters
+    adds_pos_label = "labels" in params and "pos_label" not in params
 
     @functools.wraps(func)
     def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        pos_label = kwargs.pop("pos_label", None) if adds_pos_label else None
+        if pos_label is not None:
+            bound = signature.bind(*args, **kwargs)
+            bound.arguments["labels"] = binary_labels(bound.arguments["labels"], pos_label)
+            args, kwargs = bound.args, bound.kwargs
         if _EMITTED.get() is not None:
             return func(*args, **kwargs)
         token = _EMITTED.set(set())
@@ -109,7 +124,22 @@ def public_api(func: Callable[_P, _R]) -> Callable[_P, _R]:
         finally:
             _EMITTED.reset(token)
 
+    if adds_pos_label:
+        extra = inspect.Parameter("pos_label", inspect.Parameter.KEYWORD_ONLY, default=None,
+                                  annotation="Any")
+        kept = [q for q in params.values() if q.kind is not inspect.Parameter.VAR_KEYWORD]
+        tail = [q for q in params.values() if q.kind is inspect.Parameter.VAR_KEYWORD]
+        wrapper.__signature__ = signature.replace(parameters=[*kept, extra, *tail])
     return wrapper
+
+
+def binary_labels(labels: Any, pos_label: Any, name: str = "labels") -> Any:
+    """``labels == pos_label`` as 0/1 floats (a pandas Series keeps its index)."""
+    if hasattr(labels, "index") and hasattr(labels, "to_numpy") and np.ndim(labels) == 1:
+        converted = check_labels(labels, len(labels), name, pos_label=pos_label)
+        return type(labels)(converted, index=labels.index)
+    return check_labels(labels, len(np.asarray(labels, dtype=object)), name,
+                        pos_label=pos_label)
 
 
 def _user_stacklevel() -> int:
@@ -123,8 +153,7 @@ def _user_stacklevel() -> int:
     return level
 
 
-def warn(message: str, stacklevel: int | None = None, *,
-         category: type[Warning] = CalibrationWarning) -> None:
+def warn(message: str, *, category: type[Warning] = CalibrationWarning) -> None:
     """Issue a warning (a :class:`CalibrationWarning` by default) at the user's line.
 
     The warning is attributed to the first frame outside the locacal package. Inside a
@@ -135,9 +164,6 @@ def warn(message: str, stacklevel: int | None = None, *,
     ----------
     message : str
         The warning text; say what is weak and what the result then means.
-    stacklevel : int or None
-        Ignored: the level is computed by walking the stack. Accepted so that older calls
-        that still pass it keep working.
     category : type of Warning
         The warning class.
     """

@@ -26,6 +26,7 @@ from locacal._validation import (
     check_positive,
     check_scores,
     check_weights,
+    public_api,
 )
 
 __all__ = ["bw_nrd0", "reflected_bandwidth", "reflected_kde", "reflected_kde_values"]
@@ -257,6 +258,7 @@ def _binned_gauss_sum(points: np.ndarray, scores: np.ndarray, weights: np.ndarra
     return np.interp(points, np.linspace(0.0, 1.0, cells + 1), on_unit)
 
 
+@public_api
 def reflected_kde(scores: Any, points: Any, *, weights: Any = None,
                   bandwidth: float | None = None) -> np.ndarray:
     """Gaussian kernel density of scores reflected at 0 and 1, evaluated at ``points``.

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 from scipy.stats import entropy
 
-from locacal._validation import check_choice, check_int, check_scores
+from locacal._validation import check_choice, check_int, check_scores, public_api
 
 __all__ = ["KL_METHODS", "kl_divergence"]
 
@@ -38,6 +38,7 @@ def _kde_probabilities(sample: np.ndarray, points: np.ndarray,
     return dens / dens.sum()
 
 
+@public_api
 def kl_divergence(
     p_sample: Any,
     q_sample: Any,

@@ -109,3 +109,15 @@ def test_lcs_single_distinct_score_is_defined():
         value = metrics.lcs(np.full(100, 0.42), y)
     # one grid point (the score itself): the curve is the mean label 0.3
     assert value == pytest.approx((0.3 - 0.42) ** 2)
+
+
+def test_zero_weight_regions_are_outside_the_sample_not_nan():
+    """A region holding only rows of weight zero is not in the sample: the LCS is that of
+    the weighted rows (locacal 0.1 returned NaN)."""
+    rng = np.random.default_rng(0)
+    s = rng.uniform(size=2000)
+    d = (rng.uniform(size=2000) < s).astype(float)
+    w = np.where(s < 0.5, 0.0, 1.0)
+    value = metrics.lcs(s, d, weights=w)
+    assert np.isfinite(value)
+    assert value == pytest.approx(metrics.lcs(s[s >= 0.5], d[s >= 0.5]), rel=1e-12)

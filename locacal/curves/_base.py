@@ -33,6 +33,7 @@ from locacal._validation import (
     check_labels,
     check_scores,
     check_weights,
+    public_api,
     warn,
 )
 from locacal.curves.curve import CalibrationCurve, slides_grid
@@ -92,6 +93,7 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
     #: Whether a fit on one class is an error (logistic fits diverge) rather than a warning.
     _needs_both_classes: ClassVar[bool] = False
 
+    @public_api
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> BaseCalibrator:
         """Fit the map g on scores ``X`` and 0/1 labels ``y``.
 
@@ -132,6 +134,7 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
         self.score_range_ = (float(s.min()), float(s.max()))
         return self
 
+    @public_api
     def predict(self, X: Any) -> np.ndarray:
         """Calibrated probabilities g(s) at the scores ``X`` (1-D or one column), shape (n,)."""
         check_is_fitted(self)
@@ -147,6 +150,7 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
         out = self.predict(X)
         return out.reshape(-1, 1) if np.ndim(X) == 2 else out
 
+    @public_api
     def curve(self, grid: Any = None, *, band: str | None = "pointwise",
               level: float = 0.95) -> CalibrationCurve:
         """The fitted map tabulated on ``grid`` as a :class:`CalibrationCurve`.

@@ -90,7 +90,7 @@ def _quantile_breaks(scores: np.ndarray, weights: np.ndarray | None, bins: int) 
                                       probs))
     if breaks.size - 1 < bins:
         warn(f"tied scores leave {max(breaks.size - 1, 1)} distinct quantile bins of the "
-             f"{bins} requested", stacklevel=5)
+             f"{bins} requested")
     return breaks
 
 
@@ -116,7 +116,7 @@ def assign_bins(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray | No
     n = scores.size
     n_bins = max(n // bin_size, 1)  # a short last bin is merged into the one before
     if n < bin_size:
-        warn(f"only {n} observations for bin_size={bin_size}: a single bin", stacklevel=5)
+        warn(f"only {n} observations for bin_size={bin_size}: a single bin")
     rank_bin = np.minimum(np.arange(n) // bin_size, n_bins - 1)
     idx = np.empty(n, dtype=np.int64)
     idx[order] = rank_bin
@@ -161,6 +161,6 @@ def bin_statistics(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray |
     small = count[keep] < 10
     if small.any():
         warn(f"{int(small.sum())} bin(s) hold fewer than 10 observations: their estimates "
-             "are noisy", stacklevel=4)
+             "are noisy")
     return BinStatistics(count[keep], weight[keep], weight_sq[keep], label_sum[keep],
                          score_sum[keep], upper[keep])

@@ -104,9 +104,8 @@ def fit_logistic(
     if _no_maximum(eta, y, w):
         warn("the scores separate the two classes (fitted probabilities numerically 0 or 1, "
              "and the likelihood still grows along the fitted coefficients): the maximum "
-             f"likelihood does not exist and the fit stopped at {np.round(params, 3).tolist()}",
-             stacklevel=5)
+             f"likelihood does not exist and the fit stopped at {np.round(params, 3).tolist()}")
     elif model.n_iter_[0] >= MAX_ITER:
         warn(f"the logistic fit of the recalibration map did not converge in {MAX_ITER} "
-             "Newton steps", stacklevel=5)
+             "Newton steps")
     return params

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from locacal._validation import check_choice, check_scores_labels
+from locacal._validation import check_choice, check_scores_labels, public_api
 from locacal.curves._base import BaseCalibrator
 from locacal.curves.beta import BetaCalibrator
 from locacal.curves.binning import BinningCalibrator
@@ -47,6 +47,7 @@ def make_calibrator(method: str, **params: Any) -> BaseCalibrator:
     return cls(**{**implied, **params})
 
 
+@public_api
 def calibration_curve(
     scores: Any,
     labels: Any,

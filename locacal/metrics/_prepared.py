@@ -148,13 +148,13 @@ class PreparedSample:
                                               np.arange(bins + 1) / bins))
             if breaks.size - 1 < bins:
                 warn(f"tied scores leave {max(breaks.size - 1, 1)} distinct quantile bins of "
-                     f"the {bins} requested", stacklevel=6)
+                     f"the {bins} requested")
             if breaks.size == 1:  # a single distinct score: one bin
                 return SortedBins(np.zeros(1, dtype=np.int64), breaks, self.n)
             return _edge_bins(s, breaks)
         # adaptive (thesis §3.2.1): runs of `bins` sorted rows, a short last run merged
         if self.n < bins:
-            warn(f"only {self.n} observations for bin_size={bins}: a single bin", stacklevel=6)
+            warn(f"only {self.n} observations for bin_size={bins}: a single bin")
         n_bins = max(self.n // bins, 1)
         starts = np.arange(n_bins, dtype=np.int64) * bins
         upper = s[np.append(starts[1:], self.n) - 1]
@@ -183,7 +183,7 @@ class PreparedSample:
         small = count[keep] < 10
         if small.any():
             warn(f"{int(small.sum())} bin(s) hold fewer than 10 observations: their "
-                 "estimates are noisy", stacklevel=4)
+                 "estimates are noisy")
         stats = BinStatistics(count[keep], weight[keep], weight_sq[keep], label_sum[keep],
                               score_sum[keep], b.upper[keep])
         self._stats[key] = stats

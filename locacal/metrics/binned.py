@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from locacal._validation import check_int
+from locacal._validation import check_int, public_api
 from locacal.curves._bins import Z_95, BinStatistics
 from locacal.metrics._prepared import PreparedSample, prepare
 
@@ -64,6 +64,7 @@ def ece_thresholded_from_sample(sample: PreparedSample, *, bins: int = 10,
     return float(gap.sum() / n_b.sum())
 
 
+@public_api
 def ece(scores: Any, labels: Any, *, weights: Any = None, bins: int = 10,
         strategy: str = "quantile") -> float:
     """Expected calibration error: the bin-weighted mean absolute gap between the mean label
@@ -90,6 +91,7 @@ def ece(scores: Any, labels: Any, *, weights: Any = None, bins: int = 10,
     return ece_from_bins(prepare(scores, labels, weights).bin_statistics(strategy, bins))
 
 
+@public_api
 def qmse(scores: Any, labels: Any, *, weights: Any = None, bins: int = 10,
          strategy: str = "quantile") -> float:
     """Quantile-based MSE, the squared counterpart of :func:`ece` (2024 R code's QMSE).
@@ -102,6 +104,7 @@ def qmse(scores: Any, labels: Any, *, weights: Any = None, bins: int = 10,
     return calib_mse_from_bins(prepare(scores, labels, weights).bin_statistics(strategy, bins))
 
 
+@public_api
 def ece_thresholded(scores: Any, labels: Any, *, weights: Any = None, bins: int = 10,
                     strategy: str = "quantile", threshold: float = 0.5) -> float:
     """The 2024 slides' ECE (eq. 2): accuracy of thresholded predictions against confidence.
@@ -126,6 +129,7 @@ def ece_thresholded(scores: Any, labels: Any, *, weights: Any = None, bins: int 
     return ece_thresholded_from_sample(sample, bins=bins, strategy=strategy)
 
 
+@public_api
 def calib_mse(scores: Any, labels: Any, *, weights: Any = None,
               bin_size: int | None = None) -> float:
     """The thesis's MSE calibration score with adaptive binning.
@@ -149,6 +153,7 @@ def calib_mse(scores: Any, labels: Any, *, weights: Any = None,
     return calib_mse_from_bins(stats)
 
 
+@public_api
 def calib_err(scores: Any, labels: Any, *, weights: Any = None,
               bin_size: int | None = None) -> float:
     """CalibErr = sqrt(CalibMSE), on the probability scale (Nguyen & O'Connor 2015 poster)."""
@@ -176,6 +181,7 @@ class BrierDecomposition:
         return float(np.sqrt(self.calibration))
 
 
+@public_api
 def brier_decomposition(scores: Any, labels: Any, *, weights: Any = None,
                         bin_size: int | None = None) -> BrierDecomposition:
     """Split the Brier score into calibration (CalibMSE) and refinement on adaptive bins.
@@ -217,6 +223,7 @@ class CalibMSEInterval:
     upper: float
 
 
+@public_api
 def calib_mse_interval(scores: Any, labels: Any, *, weights: Any = None,
                        bin_size: int | None = None, n_samples: int = 1000,
                        seed: int | None = 0) -> CalibMSEInterval:

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from locacal._validation import check_choice, check_int, check_scores_labels
+from locacal._validation import check_choice, check_int, check_scores_labels, public_api
 from locacal.metrics._null_statistics import (
     BatchBuilder,
     binned_batch,
@@ -148,6 +148,7 @@ def _resample(batch: Callable[[np.ndarray], np.ndarray], scores: np.ndarray,
     return null
 
 
+@public_api
 def calibration_test(scores: Any, labels: Any, *, statistic: str = "lcs", method: str = "auto",
                      n_resamples: int = 999, seed: Any = None,
                      weights: Any = None) -> CalibrationTestResult:

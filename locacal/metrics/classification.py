@@ -16,6 +16,7 @@ from locacal._validation import (
     check_probabilities,
     check_scores,
     check_weights,
+    public_api,
     warn,
 )
 from locacal.metrics._prepared import Confusion, PreparedSample, prepare
@@ -27,6 +28,7 @@ def _mean(values: np.ndarray, weights: np.ndarray | None) -> float:
     return float(np.mean(values) if weights is None else np.average(values, weights=weights))
 
 
+@public_api
 def brier_score(scores: Any, labels: Any, *, weights: Any = None) -> float:
     """Brier score, the mean squared difference between scores and events.
 
@@ -46,6 +48,7 @@ def brier_from_sample(sample: PreparedSample) -> float:
     return sample.mean((sample.labels - sample.scores) ** 2)
 
 
+@public_api
 def true_mse(scores: Any, true_p: Any, *, weights: Any = None) -> float:
     """Mean squared error of the scores against known probabilities (simulations only).
 
@@ -87,17 +90,20 @@ def specificity_from_confusion(c: Confusion) -> float:
     return c.tn / (c.tn + c.fp)
 
 
+@public_api
 def accuracy(scores: Any, labels: Any, *, weights: Any = None, threshold: float = 0.5) -> float:
     """Share of correct classes when predicting 1 for s >= threshold: (TP + TN) / n."""
     return accuracy_from_confusion(_confusion(scores, labels, weights, threshold))
 
 
+@public_api
 def sensitivity(scores: Any, labels: Any, *, weights: Any = None,
                 threshold: float = 0.5) -> float:
     """True positive rate TP / (TP + FN); NaN, with a warning, when there is no positive."""
     return sensitivity_from_confusion(_confusion(scores, labels, weights, threshold))
 
 
+@public_api
 def specificity(scores: Any, labels: Any, *, weights: Any = None,
                 threshold: float = 0.5) -> float:
     """True negative rate TN / (TN + FP); NaN, with a warning, when there is no negative."""
@@ -114,6 +120,7 @@ def auc_from_sample(sample: PreparedSample) -> float:
     return sample.mann_whitney_auc
 
 
+@public_api
 def auc(scores: Any, labels: Any, *, weights: Any = None) -> float:
     """Area under the ROC curve (ties count one half); NaN, with a warning, for one class.
 

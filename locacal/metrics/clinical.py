@@ -39,7 +39,7 @@ import numpy as np
 import pandas as pd
 from scipy import special, stats
 
-from locacal._validation import check_choice, check_int, check_scores_labels, warn
+from locacal._validation import check_choice, check_int, check_scores_labels, public_api, warn
 from locacal.metrics._clowess import r_lowess_fit
 
 __all__ = [
@@ -103,6 +103,7 @@ def _logistic_fit(y: np.ndarray, design: np.ndarray, offset: np.ndarray,
     return np.asarray(beta), np.sqrt(np.diag(np.linalg.inv(info)))
 
 
+@public_api
 def calibration_intercept_slope(scores: Any, labels: Any, *, weights: Any = None,
                                 level: float = 0.95) -> pd.DataFrame:
     r"""Calibration-in-the-large and calibration slope, with Wald intervals and p-values.
@@ -186,6 +187,7 @@ def _check_level(level: Any) -> float:
     return float(level)
 
 
+@public_api
 def calibration_errors(scores: Any, labels: Any, *, weights: Any = None,
                        smoother: str = "lowess") -> pd.Series:
     r"""ICI, E50, E90 and Emax: summaries of |g(s_i) - s_i| over the observations.
@@ -290,6 +292,7 @@ class HosmerLemeshowResult:
                 + self.table.to_html(float_format=lambda v: f"{v:.4g}"))
 
 
+@public_api
 def hosmer_lemeshow(scores: Any, labels: Any, *, groups: int = 10,
                     weights: Any = None) -> HosmerLemeshowResult:
     r"""Hosmer-Lemeshow goodness-of-fit test on groups of quantiles of the scores.
@@ -391,6 +394,7 @@ class SpiegelhalterResult:
         return _summary_html(self.to_frame(), "Spiegelhalter's z test")
 
 
+@public_api
 def spiegelhalter_z(scores: Any, labels: Any, *, weights: Any = None) -> SpiegelhalterResult:
     r"""Spiegelhalter's z test that the scores are the event probabilities.
 

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from sklearn.isotonic import isotonic_regression
 
-from locacal._validation import check_scores_labels
+from locacal._validation import check_scores_labels, public_api
 
 __all__ = ["CORP_TERMS", "TiedScores", "corp_decomposition"]
 
@@ -61,6 +61,7 @@ class TiedScores:
         return float(np.sum(label_sums * (1.0 - 2.0 * fitted) + self.weight * fitted**2))
 
 
+@public_api
 def corp_decomposition(scores: Any, labels: Any, *, weights: Any = None) -> pd.Series:
     """CORP decomposition of the Brier score into miscalibration, discrimination and
     uncertainty.

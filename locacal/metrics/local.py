@@ -13,7 +13,13 @@ from typing import Any
 import numpy as np
 
 from locacal._quantile import normalised_weights
-from locacal._validation import check_choice, check_fraction, check_int, check_scores_labels
+from locacal._validation import (
+    check_choice,
+    check_fraction,
+    check_int,
+    check_scores_labels,
+    public_api,
+)
 from locacal.curves._local_engine import EVALUATIONS, estimate_sorted, local_params
 from locacal.curves._local_window import sort_sample
 from locacal.curves.curve import SLIDES_GRID_SIZE, slides_grid
@@ -22,6 +28,7 @@ from locacal.density import reflected_kde_values
 __all__ = ["lcs", "wmse"]
 
 
+@public_api
 def lcs(scores: Any, labels: Any, *, weights: Any = None, nn: float = 0.15, degree: int = 0,
         kernel: str = "rect", evaluation: str = "exact",
         grid_size: int = SLIDES_GRID_SIZE) -> float:
@@ -65,7 +72,9 @@ def lcs(scores: Any, labels: Any, *, weights: Any = None, nn: float = 0.15, degr
     -------
     float
         If the scores span less than one grid step, the grid is the midpoint of their range
-        (see :func:`locacal.curves.curve.slides_grid`).
+        (see :func:`locacal.curves.curve.slides_grid`). Rows of weight zero are dropped
+        first (they are not in the sample: the grid spans the weighted scores only, and no
+        grid point is left without data).
 
     References
     ----------
@@ -76,6 +85,9 @@ def lcs(scores: Any, labels: Any, *, weights: Any = None, nn: float = 0.15, degr
     params = local_params(degree, nn, None, kernel)
     check_choice(evaluation, EVALUATIONS, "evaluation")
     grid_size = check_int(grid_size, "grid_size", minimum=2)
+    if w is not None and not (w > 0).all():  # rows of weight zero are not in the sample
+        keep = w > 0
+        s, y, w = s[keep], y[keep], w[keep]
     sample = sort_sample(s, y, w)  # one sort serves the fit and the density's bandwidth
     grid = slides_grid(sample.scores, grid_size)
     g = np.clip(estimate_sorted(sample, grid, params, evaluation), 0.0, 1.0)
@@ -164,6 +176,7 @@ def _knn_means(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray | Non
     return (wy_in + share * wy_edge) / k
 
 
+@public_api
 def wmse(scores: Any, labels: Any, *, weights: Any = None, nn: float = 0.15,
          grid_size: int = 101) -> float:
     """Weighted MSE of the 2024 R code: nearest-neighbour means against the diagonal,

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from locacal._validation import check_scores_labels
+from locacal._validation import check_scores_labels, public_api
 
 __all__ = ["LOG_LOSS_EPS", "log_loss"]
 
@@ -15,6 +15,7 @@ __all__ = ["LOG_LOSS_EPS", "log_loss"]
 LOG_LOSS_EPS = float(np.finfo(np.float64).eps)
 
 
+@public_api
 def log_loss(scores: Any, labels: Any, *, weights: Any = None) -> float:
     """Log loss: the (weighted) mean negative log-likelihood of the labels under the scores.
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
+from locacal._validation import public_api
 from locacal.divergence import kl_divergence
 from locacal.metrics._prepared import PreparedSample, prepare
 from locacal.metrics.binned import (
@@ -150,6 +151,7 @@ def _names(metrics: Iterable[str]) -> tuple[str, ...]:
     return names
 
 
+@public_api
 def evaluate(metrics: Iterable[str], scores: Any, labels: Any, *, weights: Any = None,
              true_p: Any = None, threshold: float = 0.5) -> dict[str, float]:
     """Evaluate the named metrics on one sample, validating and sorting it once.

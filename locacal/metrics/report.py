@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from locacal._validation import public_api
 from locacal.metrics.registry import evaluate
 
 __all__ = ["REPORT_COLUMNS", "calibration_report"]
@@ -31,6 +32,7 @@ def _one_report(scores: Any, labels: Any, true_p: Any, weights: Any,
     return pd.Series({c: row.get(c, np.nan) for c in REPORT_COLUMNS}, name="value")
 
 
+@public_api
 def calibration_report(scores: Any, labels: Any, *, true_p: Any = None, weights: Any = None,
                        threshold: float = 0.5) -> pd.Series | pd.DataFrame:
     """Every metric of locacal for one model, or for several models side by side.

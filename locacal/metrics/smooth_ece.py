@@ -27,7 +27,7 @@ import numpy as np
 from scipy.signal import fftconvolve
 from scipy.stats import norm
 
-from locacal._validation import check_scores_labels
+from locacal._validation import check_scores_labels, public_api
 
 __all__ = ["smece"]
 
@@ -62,6 +62,7 @@ def _smece_residuals(scores: np.ndarray, residuals: np.ndarray, sigma: float) ->
     return float(np.sum(np.abs(smoothed)) / np.sum(density))
 
 
+@public_api
 def smece(scores: Any, labels: Any) -> float:
     """Smooth ECE with its automatic bandwidth (Błasiok & Nakkiran 2023), as ``relplot.smECE``.
 

@@ -11,7 +11,13 @@ import numpy as np
 import pandas as pd
 from sklearn.base import clone
 
-from locacal._validation import check_fraction, check_labels, check_probabilities, check_scores
+from locacal._validation import (
+    check_fraction,
+    check_labels,
+    check_probabilities,
+    check_scores,
+    public_api,
+)
 from locacal.curves import METHODS, make_calibrator
 from locacal.metrics.registry import evaluate
 from locacal.recalibration.split import SPLIT_NAMES
@@ -186,6 +192,7 @@ class RecalibrationResult:
         return f"RecalibrationResult(methods={list(self.calibrators)}, {split} LCS: {text})"
 
 
+@public_api
 def recalibrate(
     train: Any,
     calibration: Any,
