@@ -21,11 +21,12 @@ from locacal._validation import (
     public_api,
 )
 from locacal.curves._local_engine import EVALUATIONS, estimate_sorted, local_params
-from locacal.curves._local_window import sort_sample
+from locacal.curves._local_fit import LocalParams
+from locacal.curves._local_window import SortedSample, sort_sample
 from locacal.curves.curve import SLIDES_GRID_SIZE, slides_grid
 from locacal.density import reflected_kde_values
 
-__all__ = ["lcs", "wmse"]
+__all__ = ["lcs", "lcs_from_sorted", "wmse"]
 
 
 @public_api
@@ -88,7 +89,14 @@ def lcs(scores: Any, labels: Any, *, weights: Any = None, nn: float = 0.15, degr
     if w is not None and not (w > 0).all():  # rows of weight zero are not in the sample
         keep = w > 0
         s, y, w = s[keep], y[keep], w[keep]
-    sample = sort_sample(s, y, w)  # one sort serves the fit and the density's bandwidth
+    # one sort serves the fit and the density's bandwidth
+    return lcs_from_sorted(sort_sample(s, y, w), params, evaluation, grid_size)
+
+
+def lcs_from_sorted(sample: SortedSample, params: LocalParams, evaluation: str = "exact",
+                    grid_size: int = SLIDES_GRID_SIZE) -> float:
+    """:func:`lcs` of a sample already validated and sorted (positive weights only), with
+    validated parameters: the metric registry's shared sort serves it."""
     grid = slides_grid(sample.scores, grid_size)
     g = np.clip(estimate_sorted(sample, grid, params, evaluation), 0.0, 1.0)
     dens = reflected_kde_values(sample.scores, grid, sample.weights, is_sorted=True)

@@ -17,6 +17,7 @@ from types import MappingProxyType
 from typing import Any
 
 from locacal._validation import public_api
+from locacal.curves._local_engine import local_params
 from locacal.divergence import kl_divergence
 from locacal.metrics._prepared import PreparedSample, prepare
 from locacal.metrics.binned import (
@@ -32,7 +33,7 @@ from locacal.metrics.classification import (
     sensitivity_from_confusion,
     specificity_from_confusion,
 )
-from locacal.metrics.local import lcs, wmse
+from locacal.metrics.local import lcs, lcs_from_sorted, wmse
 
 __all__ = ["METRICS", "NEEDS", "Metric", "evaluate"]
 
@@ -87,6 +88,15 @@ def _kl(sample: PreparedSample) -> float:
 
 _SLIDES = "Machado, Charpentier, Flachaire, Gallic & Hu (2024), slides"
 _THESIS = "Nguyen (2015), thesis"
+
+def _lcs(sample: PreparedSample) -> float:
+    """The LCS (default settings) from the shared sort; rows of weight zero are dropped by
+    :func:`lcs` itself, so such samples go through it."""
+    if sample.weights is not None and not (sample.weights > 0).all():
+        return lcs(sample.scores, sample.labels, weights=sample.weights)
+    return lcs_from_sorted(sample.sorted, local_params())
+
+
 _L, _P, _T = frozenset({"labels"}), frozenset({"true_p"}), frozenset({"labels", "threshold"})
 
 _TABLE = (
@@ -107,7 +117,7 @@ _TABLE = (
     Metric("refinement", _brier_part("refinement"), _L, False,
            "refinement part of the Brier score, mean of p_b (1 - p_b) on adaptive bins",
            "Murphy & Winkler (1984); DeGroot & Fienberg (1983)"),
-    Metric("lcs", lambda s: lcs(s.scores, s.labels, weights=s.weights), _L, False,
+    Metric("lcs", _lcs, _L, False,
            "Local Calibration Score: density-weighted squared gap between a local-regression "
            "calibration curve and the diagonal", f"{_SLIDES}, eq. (5)"),
     Metric("ece", lambda s: ece_from_bins(s.bin_statistics("quantile", 10)), _L, False,
@@ -138,6 +148,7 @@ _TABLE = (
 )
 
 #: Every metric by name, in the order of :func:`~locacal.calibration_report` (then ``kl``).
+
 METRICS: MappingProxyType[str, Metric] = MappingProxyType({m.name: m for m in _TABLE})
 
 
