@@ -42,7 +42,6 @@ _CONTRACT_FAILURES = {
         "check_estimators_overwrite_params",
         "check_estimators_pickle",
         "check_f_contiguous_array_estimator",
-        "check_fit2d_1sample",
         "check_fit2d_predict1d",
         "check_fit_check_is_fitted",
         "check_fit_idempotent",
