@@ -42,14 +42,18 @@ def test_observed_and_null_equal_the_scalar_metric(statistic, weighted):
                                    weights=w)
     # measured differences <= 2e-16
     assert res.statistic == pytest.approx(SCALAR[statistic](s, y, weights=w), abs=1e-12)
-    # the resampled labels, redrawn independently of the code under test: rows sorted by
-    # score (stable), then Bernoulli(score) from the same generator stream
+    # the resampled labels, redrawn independently of the code under test: rows of weight
+    # zero dropped (not in the sample), rows sorted by score (stable), then Bernoulli(score)
+    # from the same generator stream
+    if w is not None:
+        s, y, w = s[w > 0], y[w > 0], w[w > 0]
     order = np.argsort(s, kind="stable")
     ws = None if w is None else w[order]
     draws = np.random.default_rng(3).random((15, s.size)) < s[order]
     expected = [SCALAR[statistic](s[order], d.astype(float), weights=ws) for d in draws]
     np.testing.assert_allclose(res.null, expected, rtol=0, atol=1e-12)
     assert res.pvalue == (1 + np.sum(res.null >= res.statistic)) / 16
+    assert res.n == s.size
 
 
 def test_rowwise_builder_equals_the_batched_one():
