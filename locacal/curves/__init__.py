@@ -27,6 +27,7 @@ from locacal._validation import check_choice, check_scores_labels
 from locacal.curves._base import BaseCalibrator
 from locacal.curves.beta import BetaCalibrator
 from locacal.curves.binning import BinningCalibrator
+from locacal.curves.compare import CurveComparison, compare_curves
 from locacal.curves.curve import CalibrationCurve
 from locacal.curves.isotonic import IsotonicCalibrator
 from locacal.curves.kernel import KernelCalibrator
@@ -40,12 +41,14 @@ __all__ = [
     "BetaCalibrator",
     "BinningCalibrator",
     "CalibrationCurve",
+    "CurveComparison",
     "IsotonicCalibrator",
     "KernelCalibrator",
     "LocalRegressionCalibrator",
     "LowessCalibrator",
     "PlattCalibrator",
     "calibration_curve",
+    "compare_curves",
     "make_calibrator",
 ]
 
