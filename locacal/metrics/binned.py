@@ -291,8 +291,7 @@ def calib_mse_interval(scores: Any, labels: Any, *, weights: Any = None,
     se_b = sqrt(p_b (1 - p_b) / m_b), and the interval is mean ± z sd of the redrawn scores.
     It is centred near the plug-in plus the bias again, so it does *not* cover the true
     CalibMSE: measured coverage 0.000 at gamma = 1.5, 0.193 at gamma = 3, and it never
-    contains 0
-    for calibrated samples (same benchmark).
+    contains 0 for calibrated samples (same benchmark).
 
     Parameters
     ----------
