@@ -103,12 +103,12 @@ def test_decomposition_is_exact_when_scores_are_constant_in_bins():
     assert d.refinement == pytest.approx(0.2 * 0.8)
 
 
-def test_calib_mse_interval_covers_the_estimate_and_is_reproducible():
+def test_calib_mse_interval_thesis_procedure_is_reproducible():
     rng = np.random.default_rng(5)
     s = rng.beta(2, 2, size=4000)
     y = (rng.uniform(size=4000) < np.clip(s + 0.1, 0, 1)).astype(float)
-    a = metrics.calib_mse_interval(s, y, bin_size=200, seed=1)
-    b = metrics.calib_mse_interval(s, y, bin_size=200, seed=1)
+    a = metrics.calib_mse_interval(s, y, bin_size=200, seed=1, method="thesis")
+    b = metrics.calib_mse_interval(s, y, bin_size=200, seed=1, method="thesis")
     assert a == b
     assert a.lower < a.mean < a.upper
     assert a.estimate == pytest.approx(metrics.calib_mse(s, y, bin_size=200))

@@ -36,6 +36,8 @@ _EXPORTS = {
     "LocalRegressionCalibrator": "locacal.curves.local",
     "LowessCalibrator": "locacal.curves.lowess",
     "PlattCalibrator": "locacal.curves.platt",
+    "CurveComparison": "locacal.curves.compare",
+    "compare_curves": "locacal.curves.compare",
 }
 
 __getattr__, __dir__ = attach(__name__, _EXPORTS)

@@ -8,9 +8,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from scipy.stats import norm
 
-from locacal._validation import check_int, public_api
-from locacal.curves._bins import Z_95, BinStatistics
+from locacal._validation import check_choice, check_fraction, check_int, public_api, warn
+from locacal.curves._bins import BinStatistics
 from locacal.metrics._prepared import PreparedSample, prepare
 
 __all__ = [
@@ -214,38 +215,145 @@ def brier_decomposition_from_sample(sample: PreparedSample, *,
 
 @dataclass(frozen=True)
 class CalibMSEInterval:
-    """CalibMSE with the thesis's simulation-based 95 % interval (§3.2.2)."""
+    """CalibMSE with a confidence interval for the true CalibMSE.
+
+    Attributes
+    ----------
+    estimate : float
+        The plug-in CalibMSE, :func:`calib_mse` (biased upwards, see
+        :func:`calib_mse_interval`).
+    mean : float
+        The centre of the interval: the bias-corrected CalibMSE (``method="debiased"``) or
+        the mean of the thesis's redrawn scores (``method="thesis"``).
+    se : float
+        Standard error of ``mean``.
+    lower, upper : float
+        The interval (``lower`` truncated at 0 by ``method="debiased"``).
+    method : str
+        ``"debiased"`` or ``"thesis"``.
+    """
 
     estimate: float
     mean: float
     se: float
     lower: float
     upper: float
+    method: str = "debiased"
+
+
+#: Interval procedures of :func:`calib_mse_interval`.
+CALIB_MSE_INTERVALS = ("debiased", "thesis")
 
 
 @public_api
 def calib_mse_interval(scores: Any, labels: Any, *, weights: Any = None,
                        bin_size: int | None = None, n_samples: int = 1000,
-                       seed: int | None = 0) -> CalibMSEInterval:
-    """CalibMSE and its confidence interval by the thesis's sampling procedure.
+                       seed: int | None = 0, method: str = "debiased",
+                       level: float = 0.95) -> CalibMSEInterval:
+    r"""CalibMSE and a confidence interval for the true CalibMSE.
 
-    Each bin's p_b is redrawn ``n_samples`` times from N(p_b, se_b^2) with
-    se_b = sqrt(p_b (1 - p_b) / |B_b|); the interval is mean ± 1.96 sd of the redrawn scores.
-    Like the thesis says, it is an approximation without guaranteed coverage (bins with p_b
-    equal to 0 or 1 get se_b = 0).
+    The *true* CalibMSE of the binned scores is the same functional with each bin's mean
+    label replaced by its expectation, the mean of the true probabilities in the bin:
+
+    .. math:: \theta = \frac{1}{n}\sum_b n_b (q_b - \pi_b)^2, \qquad
+              \pi_b = \frac{1}{n_b}\sum_{i \in b} P(D_i = 1 \mid x_i),
+
+    with the bins (formed from the scores alone) held fixed. The plug-in
+    :math:`\hat\theta = \frac1n \sum_b n_b (q_b - \hat p_b)^2` is biased upwards: since
+    :math:`E(q_b - \hat p_b)^2 = (q_b - \pi_b)^2 + v_b` with
+    :math:`v_b = \mathrm{Var}\,\hat p_b \approx \pi_b (1 - \pi_b) / n_b`, the bias is
+    :math:`\frac1n\sum_b n_b v_b \approx \bar\pi(1-\bar\pi)\, B / n`, about
+    0.25/sqrt(n) with the default sqrt(n) bins, of the order of the quantity itself.
+
+    ``method="debiased"`` (default) removes it with the unbiased estimate of each bin's
+    binomial variance (Ferro & Fricker 2012, eq. 9; Bröcker 2012; Kumar, Liang & Ma 2019,
+    debiased squared calibration error):
+
+    .. math:: \tilde\theta = \frac1n \sum_b n_b \left[(q_b - \hat p_b)^2 - \hat v_b
+              \right], \qquad \hat v_b = \frac{\hat p_b (1 - \hat p_b)}{m_b - 1},
+
+    with m_b the bin's effective size (n_b without weights). With
+    :math:`\hat p_b \approx N(\pi_b, v_b)` independent across bins,
+    :math:`\mathrm{Var}(q_b - \hat p_b)^2 = 4 \delta_b^2 v_b + 2 v_b^2`
+    (:math:`\delta_b = q_b - \pi_b`, the variance of a scaled non-central chi-square with
+    one degree of freedom), so
+
+    .. math:: \mathrm{se}^2(\tilde\theta) = \max\Big(\sum_b \left(\frac{n_b}{n}
+              \right)^2 \left(4 \hat\delta_b^2 \hat v_b + 2 \hat v_b^2\right),\;
+              \sum_b \left(\frac{n_b}{n}\right)^2 2 \hat v_b^2\Big), \qquad
+              \hat\delta_b^2 = (q_b - \hat p_b)^2 - \hat v_b
+
+    (the unbiased :math:`\hat\delta_b^2` may be negative bin by bin; clipping it at 0 per
+    bin over-estimated the variance: coverage 0.985 ± 0.009 at gamma = 1.5 in 200 samples),
+    and the interval is :math:`\tilde\theta \pm z_{(1+\text{level})/2}\,\mathrm{se}`,
+    truncated at 0 (the sum of many bins' terms is close to normal). ``mean`` is
+    :math:`\tilde\theta` (which can be negative: a calibrated sample), ``estimate`` the
+    plug-in. Coverage at level 0.95, n = 2000, the slides' logistic process
+    (``benchmarks/coverage_calib_mse.py``, 1000 samples each, Monte Carlo se 0.007): 0.941
+    at gamma = 1.5 and 0.947 at gamma = 3; the interval contains 0 for 0.990 of calibrated
+    samples (gamma = 1).
+
+    ``method="thesis"`` is the thesis's procedure (§3.2.2), kept for reproducing it: each
+    bin's p_b is redrawn ``n_samples`` times from N(p_b, se_b^2),
+    se_b = sqrt(p_b (1 - p_b) / m_b), and the interval is mean ± z sd of the redrawn scores.
+    It is centred near the plug-in plus the bias again, so it does *not* cover the true
+    CalibMSE: measured coverage 0.000 at gamma = 1.5, 0.193 at gamma = 3, and it never
+    contains 0 for calibrated samples (same benchmark).
+
+    Parameters
+    ----------
+    scores, labels, weights
+        As in :func:`calib_mse`.
+    bin_size : int, optional
+        Points per adaptive bin; default ``round(sqrt(n))`` (thesis §4.3.3).
+    n_samples : int, default 1000
+        Redraws of ``method="thesis"`` (unused by ``"debiased"``).
+    seed : int or None, default 0
+        Seed of the redraws of ``method="thesis"``.
+    method : {"debiased", "thesis"}, default "debiased"
+    level : float in (0, 1), default 0.95
 
     References
     ----------
-    Nguyen (2015), thesis §3.2.2.
+    Ferro, C. A. T. & Fricker, T. E. (2012). A bias-corrected decomposition of the Brier
+    score. *Q. J. R. Meteorol. Soc.* 138, 1954-1960.
+    Bröcker, J. (2012). Estimating reliability and resolution of probability forecasts
+    through decomposition of the empirical score. *Climate Dynamics* 39, 655-667.
+    Kumar, A., Liang, P. & Ma, T. (2019). Verified uncertainty calibration. NeurIPS, §5.
+    Nguyen (2015), thesis §3.2.2 (``method="thesis"``).
     """
     sample = prepare(scores, labels, weights)
+    method = check_choice(method, CALIB_MSE_INTERVALS, "method")
+    level = check_fraction(level, "level")
+    if level >= 1.0:
+        raise ValueError(f"level must lie in (0, 1), got {level!r}")
     n_samples = check_int(n_samples, "n_samples", minimum=2)
     st = sample.bin_statistics("adaptive", bin_size=bin_size)
+    z = float(norm.ppf(0.5 + level / 2.0))
+    plug_in = calib_mse_from_bins(st)
+    if method == "thesis":
+        return _thesis_interval(st, plug_in, n_samples, seed, z)
+    p, q, m = st.mean_label, st.mean_score, st.effective_size
+    share = st.weight / st.weight.sum()
+    if np.any(m <= 1.0):
+        warn("a bin holds a single observation, whose binomial variance cannot be "
+             "estimated; its variance term is taken as 0")
+    v = np.where(m > 1.0, p * (1.0 - p) / np.maximum(m - 1.0, 1.0), 0.0)
+    delta_sq = (q - p) ** 2 - v
+    debiased = float(share @ delta_sq)
+    null_var = float(share**2 @ (2.0 * v**2))  # the variance when every delta_b = 0
+    se = float(np.sqrt(max(share**2 @ (4.0 * delta_sq * v) + null_var, null_var)))
+    return CalibMSEInterval(plug_in, debiased, se, max(debiased - z * se, 0.0),
+                            max(debiased + z * se, 0.0), "debiased")
+
+
+def _thesis_interval(st: BinStatistics, plug_in: float, n_samples: int, seed: int | None,
+                     z: float) -> CalibMSEInterval:
+    """The thesis's §3.2.2 redraw interval (see :func:`calib_mse_interval`)."""
     p, q, size = st.mean_label, st.mean_score, st.weight
     se = np.sqrt(p * (1.0 - p) / st.effective_size)
     rng = np.random.default_rng(seed)
     draws = rng.normal(p, se, size=(n_samples, p.size))
     scores_star = ((q - draws) ** 2) @ size / size.sum()
     mean, sd = float(scores_star.mean()), float(scores_star.std(ddof=1))
-    return CalibMSEInterval(calib_mse_from_bins(st), mean, sd, mean - Z_95 * sd,
-                            mean + Z_95 * sd)
+    return CalibMSEInterval(plug_in, mean, sd, mean - z * sd, mean + z * sd, "thesis")

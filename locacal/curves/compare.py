@@ -1,0 +1,250 @@
+"""Several calibration curves of the same scores side by side: :func:`compare_curves`.
+
+The table compares *smoothing choices* for one calibration curve g(s) = E[D | s], so every
+column measures the curve, not the scores alone:
+
+``label, method, params``
+    the spec's name, the calibrator's method and its parameters;
+``df``
+    effective degrees of freedom of the fit: tr(L), the trace of the hat matrix at the data,
+    for the linear smoothers of the native local engine (``"local"`` with the native backend
+    and ``"lowess"`` without robustness iterations, Loader 1999 §2.3.2 "nu_1"); 2 for Platt,
+    3 for beta (``"abm"``, 2 for ``"ab"``), the number of non-empty bins for binning, the
+    number of constant blocks for isotonic (Meyer & Woodroofe 2000); NaN where it is not
+    defined or not computed (kernel, lowess with ``it > 0``, the R backend, n > ``DF_MAX_N``);
+``cv_brier``
+    K-fold (seeded, shuffled) cross-validated Brier score of the recalibrated scores: the
+    calibrator is cloned (:func:`sklearn.base.clone`), refitted on K - 1 folds and scored on
+    the held-out fold, (1/n) sum_i w_i (g_{-k(i)}(s_i) - d_i)^2 / mean(w). The fit-quality
+    column: a curve that over- or under-smooths predicts held-out labels worse;
+``lcs``
+    the slides' LCS functional applied to *this* curve: sum_j f(l_j) (g(l_j) - l_j)^2 /
+    sum_j f(l_j) on the slides' grid l_j within the score range, f the reflected density of
+    the scores (:func:`locacal.metrics.lcs` is this column for the default local spec);
+``ece``
+    the curve's mean absolute gap to the diagonal at the data, (1/n) sum_i |g(s_i) - s_i|
+    (the ICI of Austin & Steyerberg 2019 with this curve as the smoother; the binned ECE is
+    this with the binning curve and scores replaced by their bin means);
+``ise``
+    only with ``true_p``: (1/n) sum_i (g(s_i) - true_p_i)^2. When the score is a monotone
+    function of the true probability (the simulations of :mod:`locacal.simulate`), the true
+    calibration map is g*(s_i) = E[true_p | s_i] = true_p_i and this is the integrated squared
+    error of g against g* over the score distribution. Otherwise it equals that ISE plus
+    E Var(true_p | s), a constant shared by every spec (g(s) is a function of s, so the
+    cross term vanishes): the ranking of the specs is still the ISE's.
+
+References
+----------
+C. Loader (1999), *Local Regression and Likelihood*, §2.3.2 (degrees of freedom).
+P. C. Austin & E. W. Steyerberg (2019), The Integrated Calibration Index (ICI), *Stat. Med.*
+Machado, Charpentier et al. (2024), slides, LCS eq. (5).
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+from sklearn.base import clone
+from sklearn.model_selection import KFold
+from sklearn.utils.validation import check_is_fitted
+
+from locacal._validation import check_int, check_probabilities, check_scores_labels, warn
+from locacal.curves._base import BaseCalibrator
+from locacal.curves._local_fit import fit_points
+from locacal.curves._local_window import sort_sample
+from locacal.curves.curve import CalibrationCurve, slides_grid
+from locacal.density import reflected_kde_values
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+__all__ = ["COLUMNS", "CurveComparison", "compare_curves"]
+
+#: Columns of :attr:`CurveComparison.table`, in order (``ise`` is NaN without ``true_p``).
+COLUMNS = ("label", "method", "params", "df", "cv_brier", "lcs", "ece", "ise")
+#: Largest sample for which tr(L) of a local fit is computed (n refits at one point each).
+DF_MAX_N = 5_000
+
+
+@dataclass(frozen=True, eq=False)
+class CurveComparison:
+    """Result of :func:`compare_curves`: the table, the curves and the scores they share."""
+
+    table: pd.DataFrame
+    curves: Mapping[str, CalibrationCurve]
+    scores: np.ndarray
+    labels: np.ndarray
+
+    def plot(self, ax: Axes | None = None, *, band: bool = True, bins: int = 50) -> Axes:
+        """Overlay the curves (with their bands) on the diagonal, with a histogram of the
+        scores in a small axis below; returns the curves' Axes."""
+        import matplotlib.pyplot as plt
+        from mpl_toolkits.axes_grid1 import make_axes_locatable
+
+        from locacal.plotting import plot_curve
+
+        if ax is None:
+            _, ax = plt.subplots(figsize=(5, 5))
+        for name, curve in self.curves.items():
+            plot_curve(curve, ax=ax, band=band, label=name)
+        ax.set_xlim(0, 1)
+        ax.set_ylim(0, 1)
+        hist = make_axes_locatable(ax).append_axes("bottom", size="20%", pad=0.1, sharex=ax)
+        hist.hist(self.scores, bins=np.linspace(0, 1, bins + 1), color="0.6")
+        hist.set_xlabel("score")
+        hist.set_yticks([])
+        ax.set_xlabel("")
+        ax.tick_params(labelbottom=False)
+        return ax
+
+    def _repr_html_(self) -> str:
+        head = (f"<p><b>CurveComparison</b> &mdash; {len(self.curves)} curves of "
+                f"{self.scores.size} scores</p>")
+        table = self.table.to_html(index=False, float_format="{:.5f}".format)
+        return head + table.replace(html.escape("nan"), "")
+
+
+def _calibrator(label: str, spec: Any) -> BaseCalibrator:
+    """An (unfitted or fitted) calibrator from one spec: a method name, a dict with
+    ``"method"`` and its options, or a calibrator."""
+    from locacal.curves import make_calibrator
+
+    if isinstance(spec, BaseCalibrator):
+        return spec
+    if isinstance(spec, str):
+        return make_calibrator(spec)
+    if isinstance(spec, Mapping):
+        options = dict(spec)
+        if "method" not in options:
+            raise ValueError(f"specs[{label!r}] must name its 'method', got keys "
+                             f"{sorted(options)}")
+        return make_calibrator(options.pop("method"), **options)
+    raise TypeError(f"specs[{label!r}] must be a method name, a dict with 'method' and its "
+                    f"options, or a locacal calibrator; got {type(spec).__name__}")
+
+
+def _is_fitted(estimator: BaseCalibrator) -> bool:
+    try:
+        check_is_fitted(estimator)
+    except Exception:  # sklearn's NotFittedError
+        return False
+    return True
+
+
+def cv_brier(estimator: BaseCalibrator, s: np.ndarray, y: np.ndarray, w: np.ndarray | None,
+             *, folds: int = 5, seed: int | None = 0) -> float:
+    """K-fold cross-validated Brier score of the recalibrated scores (see the module)."""
+    pred = np.empty_like(s)
+    for train, test in KFold(folds, shuffle=True, random_state=seed).split(s):
+        fold = clone(estimator).fit(s[train], y[train],
+                                    sample_weight=None if w is None else w[train])
+        pred[test] = fold.predict(s[test])
+    loss = (pred - y) ** 2
+    return float(loss.mean() if w is None else np.dot(w, loss) / w.sum())
+
+
+def degrees_of_freedom(estimator: BaseCalibrator) -> float:
+    """Effective degrees of freedom of a fitted calibrator (see the module); NaN if none."""
+    method = estimator.method
+    if method == "platt":
+        return 2.0
+    if method == "beta":
+        return 2.0 if estimator.parameters == "ab" else 3.0
+    if method == "binning":
+        return float(estimator.stats_.count.size)
+    if method == "isotonic":
+        return float(estimator.block_values_.size)
+    linear = (method == "local" and estimator.backend == "native") or (
+        method == "lowess" and not estimator.statsmodels_)
+    if linear and estimator.sample_.n <= DF_MAX_N:
+        return _local_trace(estimator.sample_, estimator.params_)
+    return float("nan")
+
+
+def _local_trace(sample: Any, params: Any) -> float:
+    """tr(L) = sum_i l_i(s_i) of a local fit: the fit at s_i of the labels e_i (1 at i, 0
+    elsewhere) is the weight l_i(s_i), since the local least-squares fit is linear in y."""
+    s, w = sample.scores, sample.weights
+    trace = 0.0
+    for i in range(sample.n):
+        e = np.zeros(sample.n)
+        e[i] = 1.0
+        trace += float(fit_points(sort_sample(s, e, w), s[i:i + 1], params).value[0])
+    return trace
+
+
+def compare_curves(scores: Any, labels: Any, specs: Mapping[str, Any], *, weights: Any = None,
+                   true_p: Any = None, grid: Any = None, folds: int = 5,
+                   seed: int | None = 0, level: float = 0.95) -> CurveComparison:
+    """Fit several calibration curves of the same scores and compare them in one table.
+
+    Parameters
+    ----------
+    scores, labels : array-like of shape (n,)
+        Scores in [0, 1] and 0/1 events.
+    specs : dict label -> spec
+        Each spec is a method name (``"platt"``), a dict with ``"method"`` and its options
+        (``{"method": "local", "degree": 0, "nn": 0.15}``) or a locacal calibrator. An
+        unfitted calibrator (or a name or dict) is fitted on ``scores, labels``; a *fitted*
+        calibrator is used as given for the curve and the columns measured on the data
+        (df, lcs, ece, ise), while ``cv_brier`` always refits a clone per fold.
+    weights : array-like of shape (n,), optional
+        Case weights, passed to every fit and used in every data average.
+    true_p : array-like of shape (n,), optional
+        True probabilities P(D = 1 | x) (simulations): adds the ``ise`` column.
+    grid : array-like, optional
+        Grid of the curves (default: each calibrator's own).
+    folds : int, default 5
+        Folds of the cross-validated Brier score.
+    seed : int or None, default 0
+        Seed of the fold split.
+    level : float in (0, 1), default 0.95
+        Level of the curves' pointwise bands.
+
+    Returns
+    -------
+    CurveComparison
+        ``.table`` (columns :data:`COLUMNS`, one row per spec in the given order),
+        ``.curves`` (label -> CalibrationCurve), ``.plot(ax=None)`` and ``_repr_html_``.
+    """
+    s, y, w = check_scores_labels(scores, labels, weights)
+    if not isinstance(specs, Mapping) or len(specs) == 0:
+        raise TypeError("specs must be a non-empty dict label -> method name, dict of "
+                        "options or calibrator")
+    folds = check_int(folds, "folds", minimum=2)
+    if folds > s.size:
+        raise ValueError(f"folds = {folds} exceeds the number of observations ({s.size})")
+    p = None if true_p is None else check_probabilities(true_p, s.size, "true_p")
+    estimators = {str(k): _calibrator(str(k), v) for k, v in specs.items()}
+    sample = sort_sample(s, y, w)
+    lcs_grid = slides_grid(sample.scores)
+    density = reflected_kde_values(sample.scores, lcs_grid, sample.weights, is_sorted=True)
+    unit = np.ones_like(s) if w is None else w
+    rows, curves = [], {}
+    for label, estimator in estimators.items():
+        fitted = estimator if _is_fitted(estimator) else clone(estimator).fit(
+            s, y, sample_weight=w)
+        curves[label] = fitted.curve(grid, level=level)
+        g = fitted.predict(s)
+        g_lcs = fitted.predict(lcs_grid)
+        df = degrees_of_freedom(fitted)
+        rows.append({
+            "label": label,
+            "method": fitted.method,
+            "params": dict(curves[label].params),
+            "df": df,
+            "cv_brier": cv_brier(estimator, s, y, w, folds=folds, seed=seed),
+            "lcs": float(density @ (g_lcs - lcs_grid) ** 2 / density.sum()),
+            "ece": float(unit @ np.abs(g - s) / unit.sum()),
+            "ise": float("nan") if p is None else float(unit @ (g - p) ** 2 / unit.sum()),
+        })
+    if any(np.isnan(r["df"]) for r in rows):
+        warn("df is NaN for " + ", ".join(r["label"] for r in rows if np.isnan(r["df"]))
+             + ": not a linear smoother of the native engine (or n > DF_MAX_N)")
+    table = pd.DataFrame(rows, columns=list(COLUMNS))
+    return CurveComparison(table, curves, s, y)
