@@ -33,6 +33,7 @@ from locacal.curves.kernel import KernelCalibrator
 from locacal.curves.local import LocalRegressionCalibrator
 from locacal.curves.lowess import LowessCalibrator
 from locacal.curves.platt import PlattCalibrator
+from locacal.curves.selection import SmoothingTable, smoothing_table
 
 __all__ = [
     "METHODS",
@@ -45,8 +46,10 @@ __all__ = [
     "LocalRegressionCalibrator",
     "LowessCalibrator",
     "PlattCalibrator",
+    "SmoothingTable",
     "calibration_curve",
     "make_calibrator",
+    "smoothing_table",
 ]
 
 #: Method names, each with its calibrator class and the settings the name implies.
