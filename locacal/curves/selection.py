@@ -196,7 +196,7 @@ def smoothing_table(scores: Any, labels: Any, *, degree: int = 1, nn: Any = None
     >>> tab.table[["nn", "df"]].round(2).to_numpy().tolist()
     [[0.1, 18.11], [0.3, 6.53], [1.0, 2.48]]
     >>> tab.best("gcv")
-    1.0
+    0.1
     """
     s, y, w = check_scores_labels(scores, labels, weights)
     degree = check_int(degree, "degree", allowed=(0, 1, 2))
