@@ -113,7 +113,7 @@ def main() -> None:
     parser.add_argument("--no-timing", action="store_true")
     args = parser.parse_args()
     if not args.no_ise:
-        for n, reps in zip((2000, 20000), map(int, args.reps.split(","))):
+        for n, reps in zip((2000, 20000), map(int, args.reps.split(",")), strict=False):
             ise_table(n, reps)
     if not args.no_timing:
         sizes = [int(float(x)) for x in args.timing_sizes.split(",")]
