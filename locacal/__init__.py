@@ -23,6 +23,8 @@ _EXPORTS = {
     "calibration_curve": "locacal.curves",
     "CalibrationCurve": "locacal.curves.curve",
     "make_calibrator": "locacal.curves",
+    "smoothing_table": "locacal.curves.selection",
+    "compare_curves": "locacal.curves.compare",
     "BinningCalibrator": "locacal.curves.binning",
     "LocalRegressionCalibrator": "locacal.curves.local",
     "LowessCalibrator": "locacal.curves.lowess",
@@ -98,6 +100,7 @@ __all__ = [
     "calibration_intercept_slope",
     "calibration_report",
     "calibration_test",
+    "compare_curves",
     "corp_decomposition",
     "curves",
     "density",
@@ -117,6 +120,7 @@ __all__ = [
     "run_simulation",
     "sensitivity",
     "simulate",
+    "smoothing_table",
     "smece",
     "specificity",
     "spiegelhalter_z",
@@ -142,7 +146,9 @@ if TYPE_CHECKING:  # for static analysers and IDEs; nothing is imported at run t
         LowessCalibrator,
         PlattCalibrator,
         calibration_curve,
+        compare_curves,
         make_calibrator,
+        smoothing_table,
     )
     from locacal.divergence import kl_divergence
     from locacal.metrics import (

@@ -44,6 +44,7 @@ MODULES = (
     "tests.test_local_tree",
     "tests.test_metrics_parity_r",
     "tests.test_recalibration_parity",
+    "tests.test_selection",
     "tests.test_trees",
 )
 REGENERATE = "python tests/reference/regenerate.py"

@@ -38,6 +38,8 @@ _EXPORTS = {
     "PlattCalibrator": "locacal.curves.platt",
     "CurveComparison": "locacal.curves.compare",
     "compare_curves": "locacal.curves.compare",
+    "SmoothingTable": "locacal.curves.selection",
+    "smoothing_table": "locacal.curves.selection",
 }
 
 __getattr__, __dir__ = attach(__name__, _EXPORTS)

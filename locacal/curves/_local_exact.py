@@ -133,6 +133,20 @@ class ExactLocalMap:
     def _polynomial_fit(self, t: np.ndarray, h: np.ndarray, lo: np.ndarray,
                         hi: np.ndarray) -> np.ndarray:
         """Fits at points with ``h > 0`` and a non-empty window (compact kernels)."""
+        z_mat, rhs, c0, _, has_weight = self.normal_equations(t, h, lo, hi)
+        value = newton_step(z_mat, rhs, c0)[:, 0]
+        value[~has_weight] = np.nan
+        return value
+
+    def normal_equations(self, t: np.ndarray, h: np.ndarray, lo: np.ndarray,
+                         hi: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Local normal equations at sorted, distinct points with ``h > 0`` and a non-empty
+        window ``[lo, hi)`` (compact kernels; only the degree and kernel of the parameters
+        are used, so one map serves every bandwidth).
+
+        Returns ``Z`` (m, p, p), ``f = X' W (y - c0)`` (m, p), ``c0``, ``sum_i w_i`` and
+        whether some window score has positive weight.
+        """
         sample, params = self._sample, self._params
         s, n, p = sample.scores, sample.n, params.degree + 1
         z = np.searchsorted(s, t, side="right")
@@ -164,9 +178,8 @@ class ExactLocalMap:
         scale = np.array([1.0, 1.0, 0.5])[:p]
         rhs = (ymom - c0 * mom[:p]) * scale[:, None]
         z_mat = design_from_moments(mom.T, p - 1)
-        value = newton_step(z_mat, rhs.T, c0)[:, 0]
-        value[~_has_weight(sample, t, h, lo, z, hi, uniform, params.kernel)] = np.nan
-        return value
+        has_weight = _has_weight(sample, t, h, lo, z, hi, uniform, params.kernel)
+        return z_mat, rhs.T, c0, total, has_weight
 
 
 def _window_mean(sample: SortedSample, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:

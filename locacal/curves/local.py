@@ -94,11 +94,15 @@ class LocalRegressionCalibrator(BaseCalibrator):
     ----------
     degree : {0, 1, 2}, default 0
         Local polynomial degree (0: local mean, the LCS's choice).
-    nn : float in (0, 1] or None, default 0.15
+    nn : float in (0, 1], None or {"gcv", "aic", "lcv", "cv", "aicc"}, default 0.15
         Nearest-neighbour fraction (rows are counted, as locfit does). None with ``h`` for a
-        fixed bandwidth only.
-    h : float > 0, optional
+        fixed bandwidth only. A criterion name chooses the span minimising it over
+        :func:`~locacal.curves.selection.default_nn_grid` (:func:`smoothing_table`; kernels
+        rect, tricube, epan).
+    h : float > 0 or criterion name, optional
         Fixed bandwidth; with ``nn`` too, ``h(t) = max(nn distance, h)`` as ``lp(nn, h)``.
+        A criterion name (with ``nn=None``) chooses it over
+        :func:`~locacal.curves.selection.default_h_grid`.
     kernel : {"rect", "tricube", "gauss", "epan"}, default "rect"
         locfit's kernels: ``rect`` 1, ``tricube`` (1 - |u|^3)^3, ``epan`` 1 - u^2 on
         ``|u| <= 1``; ``gauss`` exp(-(2.5 u)^2 / 2).
@@ -121,6 +125,10 @@ class LocalRegressionCalibrator(BaseCalibrator):
         The fitted data sorted by score (labels and weights alongside).
     params_ : LocalParams
         The validated smoothing parameters.
+    nn_, h_ : float or None
+        The span and bandwidth used (the selected one when ``nn`` or ``h`` names a criterion).
+    smoothing_table_ : SmoothingTable or None
+        The criteria over the grid, when ``nn`` or ``h`` names a criterion.
     tree_ : LocfitTree or None
         locfit's evaluation tree (``evaluation="locfit"``, native backend).
     exact_map_ : ExactLocalMap
@@ -173,7 +181,14 @@ class LocalRegressionCalibrator(BaseCalibrator):
         return "locfit" if self.backend == "locfit" else "local"
 
     def _fit(self, s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> None:
-        self.params_ = local_params(self.degree, self.nn, self.h, self.kernel)
+        nn, h, self.smoothing_table_ = self.nn, self.h, None
+        if isinstance(nn, str) or isinstance(h, str):  # a criterion: locacal.curves.selection
+            from locacal.curves.selection import select_bandwidth
+
+            nn, h, self.smoothing_table_ = select_bandwidth(s, y, w, self.degree, nn, h,
+                                                            self.kernel)
+        self.params_ = local_params(self.degree, nn, h, self.kernel)
+        self.nn_, self.h_ = self.params_.nn, self.params_.h
         check_choice(self.evaluation, EVALUATIONS, "evaluation")
         check_choice(self.backend, BACKENDS, "backend")
         check_int(self.maxk, "maxk", minimum=2)  # maxk = 1 aborts R

@@ -1,0 +1,125 @@
+"""Span selection: does it work (ISE simulation), and what does the table cost (timing).
+
+Run ``python benchmarks/bench_selection.py`` (``--reps 50,10`` replicates at n = 2000 and
+20000, ``--timing-sizes 1e5,1e6``, ``--no-r``, ``--no-ise``, ``--no-timing``).
+
+**ISE simulation.** Scores and labels from ``locacal.simulate.logistic_dgp(n, gamma=g)``:
+the score is ``expit(gamma eta)`` and the label ~ Bernoulli(``expit(eta)``), so the true
+calibration map is ``g(p) = expit(logit(p) / gamma)`` exactly (gamma = 1 calibrated, 2
+over-confident, 0.5 under-confident). For each replicate the degree-1 tricube local fit is
+computed at every span of the default grid (:func:`locacal.curves.selection.default_nn_grid`,
+reaching nn = 1), with ISE = mean over the sample of ``(clip(g_hat(s_i)) - g(s_i))^2`` (the
+squared error integrated over the score distribution). The table prints, per criterion, the
+median ISE of the selected fit divided by the median ISE of the best fixed span in hindsight
+(the grid span with the smallest median ISE).
+
+**Timing.** Seconds for :func:`smoothing_table` over 10 spans, next to R's
+``gcvplot(d ~ s, deg = 1, kern = "tcub", alpha = spans, ev = dat())`` at the sizes R can do
+in the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+from scipy.special import expit, logit
+
+from locacal.curves._local_exact import ExactLocalMap
+from locacal.curves._local_fit import LocalParams
+from locacal.curves._local_influence import fit_at_data
+from locacal.curves._local_window import sort_sample
+from locacal.curves.selection import CRITERIA, default_nn_grid, smoothing_table
+from locacal.simulate import logistic_dgp
+
+GAMMAS = {"calibrated (gamma=1)": 1.0, "over-confident (gamma=2)": 2.0,
+          "under-confident (gamma=0.5)": 0.5}
+SPANS = np.geomspace(0.02, 1.0, 10)
+
+
+def ise_replicate(n: int, gamma: float, seed: int) -> tuple[np.ndarray, dict[str, float]]:
+    """ISE at every grid span, and the span chosen by each criterion."""
+    df = logistic_dgp(n, gamma=gamma, seed=seed)
+    s, y = df["score"].to_numpy(), df["label"].to_numpy().astype(float)
+    sample = sort_sample(s, y, None)
+    truth = expit(logit(sample.scores) / gamma)
+    grid = default_nn_grid(n, 1)
+    shared = ExactLocalMap(sample, LocalParams(1, 1.0, None, "tricube"), clip=False)
+    ise = np.array([np.mean((np.clip(fit_at_data(sample, LocalParams(1, nn, None, "tricube"),
+                                                 shared).value, 0, 1) - truth) ** 2)
+                    for nn in grid])
+    table = smoothing_table(s, y, degree=1, nn=grid)
+    chosen = {c: table.best(c) for c in CRITERIA}
+    return ise, {c: float(ise[np.flatnonzero(grid == v)[0]]) for c, v in chosen.items()}
+
+
+def ise_table(n: int, reps: int) -> None:
+    grid = default_nn_grid(n, 1)
+    print(f"\nn = {n}, {reps} replicates, grid nn = {grid[0]:.4g} ... 1 ({grid.size} spans)")
+    print(f"{'scores':30s} {'best nn':>8s} " + " ".join(f"{c:>6s}" for c in CRITERIA))
+    for label, gamma in GAMMAS.items():
+        runs = [ise_replicate(n, gamma, seed) for seed in range(reps)]
+        fixed = np.median(np.array([r[0] for r in runs]), axis=0)
+        best = int(np.argmin(fixed))
+        ratios = [np.median([r[1][c] for r in runs]) / fixed[best] for c in CRITERIA]
+        print(f"{label:30s} {grid[best]:8.4f} " + " ".join(f"{x:6.2f}" for x in ratios))
+
+
+R_TIMING = """
+suppressMessages(library(locfit))
+s <- readBin("{s}", "double", {n}); d <- readBin("{d}", "double", {n})
+cat(system.time(g <- gcvplot(d ~ s, deg = 1, kern = "tcub", alpha = c({spans}),
+                             ev = dat()))[["elapsed"]], "\\n")
+"""
+
+
+def r_seconds(s: np.ndarray, d: np.ndarray) -> float:
+    with tempfile.TemporaryDirectory() as tmp:
+        ps, pd_ = Path(tmp) / "s.bin", Path(tmp) / "d.bin"
+        s.tofile(ps)
+        d.tofile(pd_)
+        code = R_TIMING.format(s=ps, d=pd_, n=s.size, spans=", ".join(map(repr, SPANS.tolist())))
+        out = subprocess.run(["Rscript", "-e", code], capture_output=True, text=True,
+                             check=True)
+    return float(out.stdout.split()[-1])
+
+
+def timing(sizes: list[int], use_r: bool, r_max: int) -> None:
+    print(f"\nsmoothing_table, 10 spans ({SPANS[0]:.2g} ... 1), degree 1 tricube: seconds")
+    print(f"{'n':>10s} {'locacal':>10s} {'R gcvplot':>10s}")
+    rng = np.random.default_rng(0)
+    for n in sizes:
+        s = rng.uniform(size=n)
+        d = (rng.uniform(size=n) < s ** 2).astype(np.float64)
+        start = time.perf_counter()
+        smoothing_table(s, d, nn=SPANS)
+        ours = time.perf_counter() - start
+        theirs = r_seconds(s, d) if use_r and n <= r_max else float("nan")
+        print(f"{n:10d} {ours:10.2f} {theirs:10.2f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--reps", default="50,10")
+    parser.add_argument("--timing-sizes", default="1e4,1e5,1e6")
+    parser.add_argument("--r-max", type=float, default=1e5)
+    parser.add_argument("--no-r", action="store_true")
+    parser.add_argument("--no-ise", action="store_true")
+    parser.add_argument("--no-timing", action="store_true")
+    args = parser.parse_args()
+    if not args.no_ise:
+        for n, reps in zip((2000, 20000), map(int, args.reps.split(",")), strict=False):
+            ise_table(n, reps)
+    if not args.no_timing:
+        sizes = [int(float(x)) for x in args.timing_sizes.split(",")]
+        timing(sizes, not args.no_r and shutil.which("Rscript") is not None,
+               int(args.r_max))
+
+
+if __name__ == "__main__":
+    main()

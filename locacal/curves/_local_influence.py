@@ -1,0 +1,103 @@
+"""Fitted values and influence ``L_ii`` of a local fit at the observed scores.
+
+The local fit is a linear smoother: at the data, ``g(s_i) = sum_j L_ij y_j``. Its diagonal
+``L_ii`` (locfit's "influence", Loader 1999, section 2.3 and ch. 10) is what the
+goodness-of-fit criteria of :mod:`locacal.curves.selection` need, through ``tr L``.
+
+At ``t = s_i`` the row's own design vector is ``X_i = (1, 0, 0)`` and its kernel weight is
+``W(0) = 1``, so with locfit's solution (:mod:`locacal.curves._local_solve`: smoother weights
+``l_j(t) = w_j (a' X_j + kappa)``, ``a = Z^(-) e_0``, ``kappa = (1 - a' Z e_0) / sum_j w_j``)
+the influence is ``L_ii = p_i (a_0 + kappa)``, ``p_i`` the prior weight of row i. For a
+full-rank window ``kappa = 0`` and ``L_ii = p_i (Z^-1)_00``; for the local mean (degree 0,
+rectangular kernel, or a zero bandwidth) ``L_ii = p_i / sum_{window} p_j``.
+
+The normal equations come from :class:`~locacal.curves._local_exact.ExactLocalMap`'s
+segment-tree moments, O(log n) per distinct score, so the whole diagonal costs O(n log n)
+for each bandwidth; one map (trees built once) serves every bandwidth of a grid.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from locacal.curves._local_exact import ExactLocalMap
+from locacal.curves._local_fit import LocalParams
+from locacal.curves._local_solve import newton_step
+from locacal.curves._local_window import (
+    SortedSample,
+    effective_count,
+    fixed_or_nn_bandwidth,
+    window_bounds,
+)
+
+__all__ = ["DataFit", "fit_at_data"]
+
+
+@dataclass(frozen=True)
+class DataFit:
+    """Fit at each row of a :class:`SortedSample` (sorted order).
+
+    ``value``: ``g(s_i)`` (NaN where the window has no positive weight); ``influence``:
+    ``L_ii``, prior weight included.
+    """
+
+    value: np.ndarray
+    influence: np.ndarray
+
+
+def fit_at_data(sample: SortedSample, params: LocalParams,
+                exact_map: ExactLocalMap | None = None) -> DataFit:
+    """Fitted values and influence at every observed score (compact kernels only).
+
+    ``exact_map``: an :class:`ExactLocalMap` of the same sample, degree and kernel (any
+    bandwidth), to reuse its moment trees across bandwidths.
+    """
+    if params.kernel == "gauss":
+        raise ValueError("kernel='gauss' is not supported here (not a compact kernel)")
+    if exact_map is None:
+        exact_map = ExactLocalMap(sample, params, clip=False)
+    s = sample.scores
+    new = np.empty(s.shape[0], dtype=bool)
+    new[0] = True
+    np.not_equal(s[1:], s[:-1], out=new[1:])
+    u = s[new]
+    row = np.cumsum(new) - 1
+    k = effective_count(sample.n, params.nn, params.h)
+    bw = fixed_or_nn_bandwidth(s, u, k, params.h)
+    lo, hi = window_bounds(s, u, bw)
+    value = np.full(u.shape[0], np.nan)
+    unit = np.full(u.shape[0], np.nan)
+    mean = bw == 0.0
+    if params.degree == 0 and params.kernel == "rect":
+        mean[:] = True
+    value[mean], unit[mean] = _window_mean(sample, lo[mean], hi[mean])
+    rest = np.flatnonzero(~mean)
+    if rest.size:
+        z, rhs, c0, total, has_weight = exact_map.normal_equations(u[rest], bw[rest],
+                                                                   lo[rest], hi[rest])
+        coef = newton_step(z, rhs, c0)
+        e0 = np.zeros_like(rhs)
+        e0[:, 0] = 1.0
+        a = newton_step(z, e0, np.zeros_like(c0))
+        safe = np.where(total > 0, total, 1.0)
+        kappa = (1.0 - np.einsum("mi,mi->m", a, z[:, :, 0])) / safe
+        value[rest] = np.where(has_weight, coef[:, 0], np.nan)
+        unit[rest] = np.where(has_weight, a[:, 0] + kappa, np.nan)
+    influence = unit[row] if sample.weights is None else unit[row] * sample.weights
+    return DataFit(value[row], influence)
+
+
+def _window_mean(sample: SortedSample, lo: np.ndarray,
+                 hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Weighted mean label over ``[lo, hi)`` and ``1 / sum w`` (NaN where it is 0)."""
+    if sample.weights is None:
+        total = (hi - lo).astype(np.float64)
+        events = sample.range_sum("y", lo, hi)
+    else:
+        total = sample.range_sum("w", lo, hi)
+        events = sample.range_sum("wy", lo, hi)
+    ok = total > 0
+    safe = np.where(ok, total, 1.0)
+    return np.where(ok, events / safe, np.nan), np.where(ok, 1.0 / safe, np.nan)

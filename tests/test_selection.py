@@ -1,0 +1,167 @@
+"""Span selection (locacal.curves.selection): parity with locfit's gcv/aic/lcv, exact LOO,
+influence by brute force, the calibrator's criterion names, validation."""
+
+from __future__ import annotations
+
+import matplotlib
+import numpy as np
+import pytest
+
+from locacal._validation import check_weights
+from locacal.curves import LocalRegressionCalibrator, smoothing_table
+from locacal.curves._local_exact import ExactLocalMap
+from locacal.curves._local_fit import LocalParams
+from locacal.curves._local_window import sort_sample
+from locacal.curves.local import local_estimate
+from locacal.curves.selection import _criteria, default_nn_grid
+from tests.rreference import r_reference
+
+matplotlib.use("Agg")
+
+SPANS = [0.05, 0.1, 0.2, 0.35, 0.6, 1.0]
+CASES = {  # name: (degree, kernel, locfit kernel, weighted)
+    "deg1_tricube": (1, "tricube", "tcub", False),
+    "deg1_tricube_weights": (1, "tricube", "tcub", True),
+    "deg0_rect": (0, "rect", "rect", False),
+    "deg2_epan": (2, "epan", "epan", False),
+}
+
+
+def _sample(n: int = 400, seed: int = 7):
+    rng = np.random.default_rng(seed)
+    s = np.round(rng.beta(2, 3, size=n), 3)  # some ties
+    d = (rng.uniform(size=n) < s ** 1.5).astype(float)
+    w = rng.uniform(0.5, 2.0, size=n)
+    return s, d, w
+
+
+def _snippet(degree: int, rkern: str, weighted: bool) -> str:
+    wt = ", weights = w" if weighted else ""
+    return f"""
+        library(locfit)
+        crit <- function(f, a) f(d ~ lp(s, nn = a, deg = {degree}), kern = "{rkern}",
+                                 ev = dat(){wt})
+        g <- sapply(nn, function(a) crit(gcv, a))
+        out <- list(df = g[2, ], gcv = g[4, ], rss = -2 * g[1, ],
+                    aic = sapply(nn, function(a) crit(aic, a))[4, ],
+                    lcv = sapply(nn, function(a) crit(lcv, a))[4, ])
+        """
+
+
+def _inputs() -> dict:
+    s, d, w = _sample()
+    return {"s": s, "d": d, "w": w, "nn": np.array(SPANS)}
+
+
+R_CRITERIA = {name: r_reference(f"selection/{name}", _snippet(deg, rk, wtd), _inputs)
+              for name, (deg, _, rk, wtd) in CASES.items()}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_criteria_equal_locfits(name):
+    degree, kernel, _, weighted = CASES[name]
+    arrays = _inputs()
+    r = R_CRITERIA[name].values(**arrays)
+    s, d, w = arrays["s"], arrays["d"], arrays["w"]
+    if weighted:
+        # with prior weights only df (the influence) is checked: locfit's likelihood there
+        # is about twice the weighted RSS on this tied sample (open question), so the public
+        # table refuses weights; df comes from the same influence computation
+        with pytest.raises(ValueError, match="weights: span selection"):
+            smoothing_table(s, d, degree=degree, nn=SPANS, kernel=kernel, weights=w)
+        sample = sort_sample(s, d, check_weights(w, s.size))
+        shared = ExactLocalMap(sample, LocalParams(degree, 1.0, None, kernel), clip=False)
+        df = [_criteria(sample, LocalParams(degree, a, None, kernel), shared)[0]
+              for a in SPANS]
+        np.testing.assert_allclose(df, r["df"], rtol=1e-6, err_msg="df")
+        return
+    tab = smoothing_table(s, d, degree=degree, nn=SPANS, kernel=kernel).table
+    # measured: <= 3e-15 relative for degrees 0-1, ~1e-9 for degree 2 (locfit's Jacobi
+    # solver amplifies summation-order differences); the issue asks for 1e-6
+    for col in ("df", "rss", "gcv", "aic", "lcv"):
+        np.testing.assert_allclose(tab[col].to_numpy(), r[col], rtol=1e-6, err_msg=col)
+
+
+def test_cv_is_exact_leave_one_out():
+    """Refit without each row (weight 0 keeps the row among the neighbours, so the
+    bandwidth is the one the shortcut holds fixed) and compare."""
+    s, d, _ = _sample(80, 3)
+    for degree, kernel in [(1, "tricube"), (0, "rect"), (2, "epan")]:
+        tab = smoothing_table(s, d, degree=degree, nn=[0.3], kernel=kernel).table
+        loo = []
+        for i in range(s.size):
+            w = np.ones(s.size)
+            w[i] = 0.0
+            g = local_estimate(s, d, w, s[i:i + 1], degree=degree, nn=0.3, kernel=kernel)
+            loo.append((d[i] - g[0]) ** 2)
+        assert tab["cv"].iloc[0] == pytest.approx(np.sum(loo), rel=1e-9)
+
+
+def test_df_is_trace_of_hat_matrix_by_brute_force():
+    """L_ii = g(s_i) fitted to the labels e_i (the fit is linear in the labels)."""
+    s, d, _ = _sample(60, 5)
+    s = np.unique(s)  # one row per score: the fit at s_i with labels e_i is L_ii
+    d = d[: s.size]
+    trace = 0.0
+    for i in range(s.size):
+        e = np.zeros(s.size)
+        e[i] = 1.0
+        trace += local_estimate(s, e, None, s[i:i + 1], degree=1, nn=0.4,
+                                kernel="tricube")[0]
+    df = smoothing_table(s, d, degree=1, nn=[0.4]).table["df"].iloc[0]
+    assert df == pytest.approx(trace, rel=1e-12)
+
+
+def test_default_grid_and_properties():
+    s, d, _ = _sample(1000, 11)
+    tab = smoothing_table(s, d)
+    grid = default_nn_grid(1000, 1)
+    np.testing.assert_allclose(tab.table["nn"], grid)
+    assert grid[-1] == 1.0 and grid[0] == pytest.approx(0.02) and grid.size == 20
+    # degrees of freedom fall as the span grows; AIC is RSS + 2 df; GCV is n RSS/(n-df)^2
+    assert np.all(np.diff(tab.table["df"]) < 0)
+    t = tab.table
+    np.testing.assert_allclose(t["aic"], t["rss"] + 2 * t["df"], rtol=1e-14)
+    np.testing.assert_allclose(t["gcv"], 1000 * t["rss"] / (1000 - t["df"]) ** 2, rtol=1e-14)
+    # exact LOO residuals are larger than locfit's first-order ones, which exceed the RSS
+    assert np.all(t["cv"] >= t["lcv"]) and np.all(t["lcv"] >= t["rss"])
+    best = tab.best("gcv")
+    assert t.loc[t["nn"] == best, "gcv"].iloc[0] == t["gcv"].min()
+    assert "<table" in tab._repr_html_() and "SmoothingTable" in repr(tab)
+    ax = tab.plot("cv")
+    assert ax.get_xlabel() == "Fitted DF" and len(ax.lines) == 2
+
+
+def test_calibrator_selects_the_tables_best():
+    s, d, _ = _sample(800, 13)
+    for crit in ("gcv", "aic", "lcv", "cv", "aicc"):
+        cal = LocalRegressionCalibrator(degree=1, nn=crit, kernel="tricube").fit(s, d)
+        tab = smoothing_table(s, d, degree=1)
+        assert cal.nn_ == tab.best(crit) and cal.h_ is None
+        assert cal.curve().params["nn"] == cal.nn_
+        fixed = LocalRegressionCalibrator(degree=1, nn=cal.nn_, kernel="tricube").fit(s, d)
+        np.testing.assert_array_equal(cal.predict(s), fixed.predict(s))
+    cal = LocalRegressionCalibrator(degree=1, nn=None, h="gcv", kernel="tricube").fit(s, d)
+    assert cal.nn_ is None and cal.h_ == cal.smoothing_table_.best("gcv")
+
+
+def test_validation():
+    s, d, _ = _sample(200, 1)
+    with pytest.raises(ValueError, match="nn"):
+        smoothing_table(s, d, nn=[0.0, 0.5])
+    with pytest.raises(ValueError, match="nn"):
+        smoothing_table(s, d, nn=[1.5])
+    with pytest.raises(ValueError, match="h"):
+        smoothing_table(s, d, h=[-1.0])
+    with pytest.raises(ValueError, match="not both"):
+        smoothing_table(s, d, nn=[0.5], h=[0.1])
+    with pytest.raises(ValueError, match="kernel"):
+        smoothing_table(s, d, kernel="gauss")
+    with pytest.raises(ValueError, match="criterion"):
+        smoothing_table(s, d, nn=[0.5]).best("bic")
+    with pytest.raises(ValueError, match="nn"):
+        LocalRegressionCalibrator(nn="bic").fit(s, d)
+    with pytest.raises(ValueError, match="None"):
+        LocalRegressionCalibrator(nn="gcv", h=0.1).fit(s, d)
+    with pytest.raises(ValueError):
+        smoothing_table(s[:-1], d)
