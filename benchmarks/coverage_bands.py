@@ -11,6 +11,14 @@ g at the point; its Monte Carlo standard error is sqrt(c (1 - c) / reps) (pointw
 "mid" average has a smaller one).
 
 Run: ``PYTHONPATH=$PWD python benchmarks/coverage_bands.py [reps] [boot_reps]``.
+
+Measured (400 / 100 replications, 2026-11-23; mid, q01, q99):
+
+* deg0 rect, pointwise, n 2000: 0.93-0.95 mid, 0.11-0.12 at q01/q99; n 20000: 0.81-0.92
+  mid, 0.00 at q01/q99 (the fixed-span bias does not shrink with n; the band does).
+* deg0 rect, bootstrap, n 2000: 0.93-0.94 mid, 0.10 / 0.18-0.19 at q01/q99 (same bias).
+* deg1 tricube, pointwise, n 2000 and 20000: 0.95 mid, 0.93-0.97 at q01/q99.
+* deg1 tricube, bootstrap, n 2000: 0.94 mid, 0.92-0.96 at q01/q99.
 """
 
 from __future__ import annotations
