@@ -12,6 +12,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+import locacal
 from locacal._validation import CalibrationWarning
 from locacal.curves._local_fit import LocalParams, fit_points
 from locacal.curves._local_solve import jacobi_eigen
@@ -250,7 +251,7 @@ def test_curve_fields(evaluation):
 
 def test_band_of_degree0_rect_is_binomial():
     s, d = _data(1000, seed=10)
-    c = local_curve(s, d, None)
+    c = locacal.calibration_curve(s, d, interval="normal")
     half = 1.959963984540054 * np.sqrt(c.estimate * (1 - c.estimate) / c.counts)
     np.testing.assert_allclose(c.upper, np.clip(c.estimate + half, 0, 1), atol=1e-12)
 
@@ -258,7 +259,7 @@ def test_band_of_degree0_rect_is_binomial():
 def test_weighted_band_uses_squared_weights():
     s, d = _data(500, seed=11)
     w = np.random.default_rng(12).exponential(size=s.size)
-    c = local_curve(s, d, w, grid=np.array([0.5]))
+    c = locacal.calibration_curve(s, d, weights=w, grid=np.array([0.5]), interval="normal")
     dist = np.abs(s - 0.5)
     inside = dist <= np.sort(dist)[74]
     var = np.sum(w[inside] ** 2) / np.sum(w[inside]) ** 2

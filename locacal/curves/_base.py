@@ -10,12 +10,14 @@ class deriving from :class:`BaseCalibrator`, with scikit-learn's estimator API:
 * ``predict(X)``: the fitted map g at new scores, shape (n,), values in [0, 1];
 * ``predict_proba(X)``: ``[1 - g, g]``, shape (n, 2);
 * ``transform(X)``: ``predict`` shaped like the input, so a calibrator ends a Pipeline;
-* ``curve(grid=None, *, band="pointwise", level=0.95)``: the map tabulated as a
-  :class:`~locacal.curves.curve.CalibrationCurve`, which keeps the fitted calibrator.
+* ``curve(grid=None, *, band="pointwise", level=0.95, interval="wilson", n_boot=200,
+  seed=None)``: the map tabulated as a :class:`~locacal.curves.curve.CalibrationCurve`, which
+  keeps the fitted calibrator; bands from :mod:`locacal.curves.bands`.
 
 A subclass implements ``_fit(s, y, w)``, ``_predict(s)`` and, optionally, ``_default_grid()``,
-``_pointwise_band(grid, estimate, level)``, ``_counts(grid)`` and ``_curve_params()`` (or
-``_tabulate`` to compute estimate, band and counts together).
+``_pointwise_band(grid, estimate, level, interval)`` (with ``_has_pointwise_band()`` true),
+``_counts(grid)`` and ``_curve_params()`` (or ``_tabulate`` to compute estimate, band and
+counts together).
 """
 
 from __future__ import annotations
@@ -28,13 +30,20 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from locacal._validation import (
-    check_choice,
     check_fraction,
     check_labels,
     check_scores,
     check_weights,
     public_api,
     warn,
+)
+from locacal.curves.bands import (
+    BANDS,
+    DEFAULT_N_BOOT,
+    check_band,
+    check_interval,
+    check_n_boot,
+    resampled_band,
 )
 from locacal.curves.curve import CalibrationCurve, slides_grid
 
@@ -44,8 +53,6 @@ __all__ = ["BANDS", "BaseCalibrator", "check_level"]
 SCORES, LABELS = "scores", "labels"
 #: Grid of [0, 1] on which ``curve_`` shows a fitted map.
 DISPLAY_GRID = np.linspace(0.0, 1.0, 201)
-#: Values of ``band`` accepted by :meth:`BaseCalibrator.curve`.
-BANDS = ("pointwise", None)
 
 
 def check_level(level: Any) -> float:
@@ -86,6 +93,9 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
     score_range_ : tuple of float
         Smallest and largest fitted score: the default curve grid stays within it, where the
         data are.
+    fit_sample_ : tuple of ndarray
+        The fitted (scores, labels, weights or None), positive weights only: what the
+        bootstrap and consistency bands resample.
     """
 
     #: Name of the method, as ``calibration_curve(method=...)`` and ``recalibrate`` know it.
@@ -132,6 +142,7 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
         self.n_features_in_ = 1
         self.weight_sum_ = float(s.size if w is None else w.sum())
         self.score_range_ = (float(s.min()), float(s.max()))
+        self.fit_sample_ = (s, d, w)
         return self
 
     @public_api
@@ -152,7 +163,8 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
 
     @public_api
     def curve(self, grid: Any = None, *, band: str | None = "pointwise",
-              level: float = 0.95) -> CalibrationCurve:
+              level: float = 0.95, interval: str = "wilson", n_boot: int = DEFAULT_N_BOOT,
+              seed: Any = None) -> CalibrationCurve:
         """The fitted map tabulated on ``grid`` as a :class:`CalibrationCurve`.
 
         Parameters
@@ -160,11 +172,22 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
         grid : array-like of points in [0, 1], optional
             Default: the method's own grid (100 equally spaced points of [0, 1] within the
             fitted scores' range, the 2024 slides' grid; bin centres for binning).
-        band : {"pointwise", None}, default "pointwise"
-            ``"pointwise"``: the method's pointwise confidence band at ``level`` where it has
-            one (see the subclass), NaN otherwise; None: no band (NaN).
+        band : {"pointwise", "bootstrap", "consistency", None}, default "pointwise"
+            ``"pointwise"``: the method's analytic pointwise band (binomial interval at the
+            smoother's effective size, or the delta method for logistic maps), the bootstrap
+            band where it has none (isotonic; lowess with ``it > 0``); ``"bootstrap"``:
+            percentile band of refits on resampled rows; ``"consistency"``: where the curve
+            of a calibrated model with these scores would lie; None: no band (NaN). Details
+            and references in :mod:`locacal.curves.bands`.
         level : float in (0, 1), default 0.95
             Confidence level of the band.
+        interval : {"wilson", "jeffreys", "clopper-pearson", "normal"}, default "wilson"
+            Binomial interval of the linear smoothers' pointwise band (local, lowess,
+            kernel, binning); statsmodels' ``proportion_confint``.
+        n_boot : int >= 10, default 200
+            Resamples of the bootstrap and consistency bands.
+        seed : int, Generator or None
+            Seed of those resamples (anything :func:`numpy.random.default_rng` takes).
 
         Returns
         -------
@@ -173,11 +196,17 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
             ``estimator.predict``.
         """
         check_is_fitted(self)
-        if band is not None:
-            check_choice(band, BANDS[:-1], "band")
+        band = check_band(band)
         level = check_level(level)
+        interval = check_interval(interval)
+        n_boot = check_n_boot(n_boot)
         points = self._default_grid() if grid is None else check_scores(grid, "grid")
-        estimate, lower, upper, counts = self._tabulate(points, band, level)
+        if band == "pointwise" and not self._has_pointwise_band():
+            band = "bootstrap"
+        analytic = band if band == "pointwise" else None
+        estimate, lower, upper, counts = self._tabulate(points, analytic, level, interval)
+        if band in ("bootstrap", "consistency"):
+            lower, upper = resampled_band(self, points, band, level, n_boot, seed)
         return CalibrationCurve(grid=points, estimate=estimate, lower=lower, upper=upper,
                                 counts=counts, method=self.method,
                                 params=self._curve_params(), estimator=self)
@@ -198,14 +227,15 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
     def _predict(self, s: np.ndarray) -> np.ndarray:
         raise NotImplementedError
 
-    def _tabulate(self, grid: np.ndarray, band: str | None,
-                  level: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Estimate, band and counts at the grid (override to share work between them)."""
+    def _tabulate(self, grid: np.ndarray, band: str | None, level: float,
+                  interval: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Estimate, band and counts at the grid (override to share work between them);
+        ``band`` is "pointwise" or None (resampled bands are the base class's)."""
         estimate = self._predict(grid)
         nan = np.full(grid.shape, np.nan)
         lower, upper = nan, nan
         if band == "pointwise":
-            lower, upper = self._pointwise_band(grid, estimate, level)
+            lower, upper = self._pointwise_band(grid, estimate, level, interval)
         return estimate, lower, upper, self._counts(grid)
 
     def _display_grid(self) -> np.ndarray:
@@ -215,10 +245,13 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
         lo, hi = self.score_range_
         return slides_grid(np.array([lo, hi]))
 
-    def _pointwise_band(self, grid: np.ndarray, estimate: np.ndarray,
-                        level: float) -> tuple[np.ndarray, np.ndarray]:
-        nan = np.full(grid.shape, np.nan)
-        return nan, nan
+    def _has_pointwise_band(self) -> bool:
+        """Whether ``_pointwise_band`` is analytic; if not, "pointwise" means bootstrap."""
+        return False
+
+    def _pointwise_band(self, grid: np.ndarray, estimate: np.ndarray, level: float,
+                        interval: str) -> tuple[np.ndarray, np.ndarray]:
+        raise NotImplementedError
 
     def _counts(self, grid: np.ndarray) -> np.ndarray:
         """Weight behind the map at each grid point: all of it for a global fit."""

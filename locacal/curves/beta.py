@@ -12,6 +12,7 @@ from scipy.special import expit
 from locacal._validation import check_choice
 from locacal.curves._base import BaseCalibrator
 from locacal.curves._logistic import EPS, fit_logistic, logit
+from locacal.curves.bands import delta_method_band, fisher_covariance
 
 __all__ = ["BetaCalibrator"]
 
@@ -57,6 +58,11 @@ class BetaCalibrator(BaseCalibrator):
     m_ : float
         Score mapped to 1/2; NaN when the map stays on one side of 1/2 over (0, 1) (possible
         when a_ or b_ is 0).
+    covariance_ : ndarray
+        Inverse Fisher information of the free coefficients (c, a, b; those the variant or
+        the monotonicity rule fixes are left out): the pointwise band of :meth:`curve` is
+        the delta method on the linear predictor (:mod:`locacal.curves.bands`), zero width
+        when no coefficient is free.
     weight_sum_ : float
         Total weight of the calibration data.
 
@@ -112,6 +118,7 @@ class BetaCalibrator(BaseCalibrator):
             a, b, c = self._fit_ab(clipped, y, w)
         self.a_, self.b_, self.c_ = float(a), float(b), float(c)
         self.m_ = 0.5 if self.parameters == "ab" else _midpoint(self.a_, self.b_, self.c_)
+        self.covariance_ = fisher_covariance(self._design(s), self._predict(s), w)
 
     @staticmethod
     def _fit_am(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[float, float]:
@@ -142,14 +149,43 @@ class BetaCalibrator(BaseCalibrator):
             a, b = (0.0, coef) if keep == 1 else (coef, 0.0)
         return a, b, c + shift * (a - b)
 
-    def _predict(self, s: np.ndarray) -> np.ndarray:
+    def _eta(self, s: np.ndarray) -> np.ndarray:
         clipped = np.clip(s, EPS, 1.0 - EPS)
         eta = np.full(clipped.shape, self.c_)
         if self.a_ != 0.0:
             eta += self.a_ * np.log(clipped)
         if self.b_ != 0.0:
             eta -= self.b_ * np.log1p(-clipped)
-        return expit(eta)
+        return eta
+
+    def _predict(self, s: np.ndarray) -> np.ndarray:
+        return expit(self._eta(s))
+
+    def _design(self, s: np.ndarray) -> np.ndarray:
+        """Derivatives of the linear predictor in the free parameters (those not fixed by
+        the variant or set to 0 by the monotonicity rule)."""
+        clipped = np.clip(s, EPS, 1.0 - EPS)
+        columns = []
+        if self.parameters != "ab":
+            columns.append(np.ones_like(clipped))
+        if self.parameters == "am":
+            if self.a_ != 0.0:
+                columns.append(logit(clipped))
+        else:
+            shift = LOG2 if self.parameters == "ab" else 0.0
+            if self.a_ != 0.0:
+                columns.append(np.log(clipped) + shift)
+            if self.b_ != 0.0:
+                columns.append(-(np.log1p(-clipped) + shift))
+        return np.column_stack(columns) if columns else np.empty((clipped.size, 0))
+
+    def _has_pointwise_band(self) -> bool:
+        return True
+
+    def _pointwise_band(self, grid: np.ndarray, estimate: np.ndarray, level: float,
+                        interval: str) -> tuple[np.ndarray, np.ndarray]:
+        return delta_method_band(self._eta(grid), self._design(grid), self.covariance_,
+                                 level)
 
     def _curve_params(self) -> Mapping[str, Any]:
         return {"parameters": self.parameters, "a": self.a_, "b": self.b_, "c": self.c_,

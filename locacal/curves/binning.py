@@ -2,6 +2,12 @@
 
 The bins themselves (uniform, quantile, adaptive; their conventions and sufficient
 statistics) are defined in :mod:`locacal.curves._bins`, which the binned metrics share.
+
+The pointwise band is a binomial interval for p_b on n_b observations (Kish's effective size
+(sum w)^2 / sum w^2 in place of n_b under weights): Wilson's by default, or
+``interval="normal"`` for the thesis's normal approximation (§3.2.2),
+p_b ± z sqrt(p_b (1 - p_b) / n_b) clipped to [0, 1], or Jeffreys' or Clopper-Pearson's
+(statsmodels' ``proportion_confint``; :mod:`locacal.curves.bands`).
 """
 
 from __future__ import annotations
@@ -9,7 +15,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from scipy.stats import norm
 
 from locacal._validation import check_choice, check_int
 from locacal.curves._base import BaseCalibrator
@@ -22,6 +27,7 @@ from locacal.curves._bins import (  # noqa: F401  (re-exported for locacal 0.1 c
     bin_statistics,
     default_bin_size,
 )
+from locacal.curves.bands import proportion_band
 from locacal.curves.curve import CalibrationCurve
 
 __all__ = [
@@ -60,8 +66,8 @@ class BinningCalibrator(BaseCalibrator):
     -----
     ``predict`` returns the mean label p_b of the bin each score falls in (a step function,
     right-closed, constant beyond the end bins). The default curve grid is the bin centres
-    (the mean score q_b of each bin); its band is the normal interval of the module docstring
-    at the requested level.
+    (the mean score q_b of each bin); its band is the binomial interval of the module
+    docstring at the requested level.
 
     References
     ----------
@@ -99,13 +105,16 @@ class BinningCalibrator(BaseCalibrator):
     def _default_grid(self) -> np.ndarray:
         return self.stats_.mean_score
 
-    def _pointwise_band(self, grid: np.ndarray, estimate: np.ndarray,
-                        level: float) -> tuple[np.ndarray, np.ndarray]:
+    def _has_pointwise_band(self) -> bool:
+        return True
+
+    def _pointwise_band(self, grid: np.ndarray, estimate: np.ndarray, level: float,
+                        interval: str) -> tuple[np.ndarray, np.ndarray]:
         st = self.stats_
-        p = st.mean_label
-        half = norm.ppf(0.5 + level / 2) * np.sqrt(p * (1.0 - p) / st.effective_size)
+        lower, upper = proportion_band(st.mean_label, 1.0 / st.effective_size, level,
+                                       interval)
         idx = st.assign(grid)
-        return np.clip(p - half, 0.0, 1.0)[idx], np.clip(p + half, 0.0, 1.0)[idx]
+        return lower[idx], upper[idx]
 
     def _counts(self, grid: np.ndarray) -> np.ndarray:
         return self.stats_.count[self.stats_.assign(grid)]

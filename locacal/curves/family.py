@@ -7,6 +7,7 @@ from typing import Any
 
 from locacal._validation import check_choice, check_scores_labels, public_api
 from locacal.curves._base import BaseCalibrator
+from locacal.curves.bands import DEFAULT_N_BOOT
 from locacal.curves.beta import BetaCalibrator
 from locacal.curves.binning import BinningCalibrator
 from locacal.curves.curve import CalibrationCurve
@@ -57,13 +58,16 @@ def calibration_curve(
     grid: Any = None,
     band: str | None = "pointwise",
     level: float = 0.95,
+    interval: str = "wilson",
+    n_boot: int = DEFAULT_N_BOOT,
+    seed: Any = None,
     **params: Any,
 ) -> CalibrationCurve:
     """Estimate the calibration curve g(p) = E[D | s(X) = p] of binary-classifier scores.
 
     ``calibration_curve(s, d, method=m, **params)`` is
     ``make_calibrator(m, **params).fit(s, d, sample_weight=weights).curve(grid, band=band,
-    level=level)``.
+    level=level, interval=interval, n_boot=n_boot, seed=seed)``.
 
     Parameters
     ----------
@@ -80,10 +84,18 @@ def calibration_curve(
         Points in [0, 1] where the curve is tabulated. By default the 2024 slides' grid: 100
         equally spaced points restricted to the observed score range (bin centres for
         binning).
-    band : {"pointwise", None}, default "pointwise"
-        The method's pointwise confidence band, where it has one.
+    band : {"pointwise", "bootstrap", "consistency", None}, default "pointwise"
+        The band (:mod:`locacal.curves.bands`): the method's analytic pointwise band
+        (bootstrap for isotonic), a bootstrap band, or the consistency band of a calibrated
+        model with these scores.
     level : float in (0, 1), default 0.95
         Confidence level of the band.
+    interval : {"wilson", "jeffreys", "clopper-pearson", "normal"}, default "wilson"
+        Binomial interval of the pointwise band of the linear smoothers.
+    n_boot : int, default 200
+        Resamples of the bootstrap and consistency bands.
+    seed : int, Generator or None
+        Seed of those resamples.
     **params
         Options of the chosen calibrator (its ``__init__`` parameters).
 
@@ -103,4 +115,6 @@ def calibration_curve(
     """
     estimator = make_calibrator(method, **params)
     s, y, w = check_scores_labels(scores, labels, weights)
-    return estimator.fit(s, y, sample_weight=w).curve(grid, band=band, level=level)
+    return estimator.fit(s, y, sample_weight=w).curve(grid, band=band, level=level,
+                                                      interval=interval, n_boot=n_boot,
+                                                      seed=seed)

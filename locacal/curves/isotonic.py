@@ -61,6 +61,14 @@ class IsotonicCalibrator(BaseCalibrator):
     weight_sum_ : float
         Total weight of the calibration data.
 
+    Notes
+    -----
+    Isotonic regression has no analytic pointwise band (the estimator converges at rate
+    n^(1/3) to Chernoff's distribution): ``curve(band="pointwise")`` gives the bootstrap
+    band, a rough guide since the bootstrap is not consistent here (Kosorok 2008;
+    :mod:`locacal.curves.bands`); ``band="consistency"`` is the reliability diagram's
+    consistency band (Dimitriadis, Gneiting & Jordan 2021).
+
     References
     ----------
     Zadrozny, B. and Elkan, C. (2002). Transforming classifier scores into accurate multiclass

@@ -9,6 +9,7 @@ import numpy as np
 from locacal._validation import check_choice, check_positive
 from locacal.curves._base import BaseCalibrator
 from locacal.curves._kernel_sums import kernel_regression
+from locacal.curves.bands import proportion_band
 from locacal.density import bw_nrd0
 
 __all__ = ["KernelCalibrator"]
@@ -48,6 +49,13 @@ class KernelCalibrator(BaseCalibrator):
     bandwidth_ : float
         The bandwidth used.
 
+    Notes
+    -----
+    Both estimators are linear smoothers, :math:`\hat g(t) = \sum_i l_i(t) y_i` with
+    :math:`l_i = w_i K_i / S_0` (lc) or :math:`l_i = w_i K_i (S_2 - S_1 (s_i - t)) /
+    (S_0 S_2 - S_1^2)` (ll); the pointwise band of :meth:`curve` is the binomial interval at
+    the effective size :math:`1 / \sum_i l_i(t)^2` (:mod:`locacal.curves.bands`).
+
     References
     ----------
     Nadaraya (1964); Watson (1964); Racine & Li (2004), as implemented in statsmodels.
@@ -79,6 +87,15 @@ class KernelCalibrator(BaseCalibrator):
                                 self.reg_type)
         return np.clip(raw, 0.0, 1.0) if self.clip else raw
 
+    def _has_pointwise_band(self) -> bool:
+        return True
+
+    def _pointwise_band(self, grid: np.ndarray, estimate: np.ndarray, level: float,
+                        interval: str) -> tuple[np.ndarray, np.ndarray]:
+        var_factor = _kernel_var_factor(self.scores_, self.weights_, grid, self.bandwidth_,
+                                        self.reg_type)
+        return proportion_band(estimate, var_factor, level, interval)
+
     def _curve_params(self) -> dict[str, Any]:
         return {"reg_type": self.reg_type, "bw": self.bandwidth_}
 
@@ -91,3 +108,24 @@ def _select(s: np.ndarray, y: np.ndarray, rule: str, reg_type: str) -> float:
     model = KernelReg(y, s, var_type="c", reg_type=reg_type, bw=rule,
                       rng=np.random.default_rng(0))
     return float(model.bw[0])
+
+
+def _kernel_var_factor(scores: np.ndarray, weights: np.ndarray | None, points: np.ndarray,
+                       bw: float, reg_type: str) -> np.ndarray:
+    """``sum_i l_i(t)^2`` of the class's linear-smoother weights (Notes), at ``points``."""
+    w = np.ones_like(scores) if weights is None else weights
+    out = np.empty(points.size)
+    chunk = max(1, 4_000_000 // scores.size)
+    for start in range(0, points.size, chunk):
+        t = points[start:start + chunk, None]
+        dist = scores[None, :] - t
+        k = w[None, :] * np.exp(-0.5 * (dist / bw) ** 2)
+        s0 = k.sum(axis=1)
+        if reg_type == "lc":
+            out[start:start + chunk] = (k * k).sum(axis=1) / (s0 * s0)
+        else:
+            kd = k * dist
+            s1, s2 = kd.sum(axis=1), (kd * dist).sum(axis=1)
+            lever = k * (s2[:, None] - s1[:, None] * dist)
+            out[start:start + chunk] = (lever * lever).sum(axis=1) / (s0 * s2 - s1 * s1) ** 2
+    return out

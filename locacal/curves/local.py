@@ -44,7 +44,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from scipy.stats import norm
 
 from locacal._validation import (
     check_choice,
@@ -62,6 +61,7 @@ from locacal.curves._local_exact import ExactLocalMap
 from locacal.curves._local_fit import SEQUENTIAL_BUDGET, LocalParams, fit_points
 from locacal.curves._local_window import SortedSample, nn_count, sort_sample
 from locacal.curves._locfit_tree import build_tree
+from locacal.curves.bands import proportion_band
 from locacal.curves.curve import CalibrationCurve
 
 __all__ = [
@@ -139,11 +139,14 @@ class LocalRegressionCalibrator(BaseCalibrator):
 
     Notes
     -----
-    The pointwise band of :meth:`curve` is ``g +- z sqrt(g (1 - g) sum_i l_i(t)^2)``, with
-    ``l_i(t)`` the linear-smoother weights of the exact fit (Loader 1999, section 2.3:
-    ``Var g(t) = sum_i l_i(t)^2 Var(D_i)``) and the binomial variance at the clipped
-    estimate; zero width where g is 0 or 1. ``counts`` are the observations with positive
-    weight within ``h(t)``.
+    The pointwise band of :meth:`curve` is a binomial interval (Wilson's by default) for the
+    clipped estimate observed on the effective size ``1 / sum_i l_i(t)^2``, with ``l_i(t)``
+    the linear-smoother weights of the exact fit (Loader 1999, section 2.3:
+    ``Var g(t) = sum_i l_i(t)^2 Var(D_i)``); it stays in [0, 1] and keeps a positive width
+    where g is 0 or 1 (:mod:`locacal.curves.bands`). It is a band for the smoothed map
+    ``E[g_hat(t)]``: with a fixed span the smoothing bias does not shrink with n, so it
+    under-covers g where g is curved (``benchmarks/coverage_bands.py``). ``counts`` are the
+    observations with positive weight within ``h(t)``.
 
     Observations of zero weight still count among the ``floor(n nn)`` neighbours, as in
     locfit, so with ``nn`` an integer weight is not a duplicated row.
@@ -224,11 +227,15 @@ class LocalRegressionCalibrator(BaseCalibrator):
     def _predict(self, s: np.ndarray) -> np.ndarray:
         return self._finish(self._raw(s))
 
-    def _tabulate(self, grid: np.ndarray, band: str | None,
-                  level: float) -> tuple[np.ndarray, ...]:
+    def _has_pointwise_band(self) -> bool:
+        return True
+
+    def _tabulate(self, grid: np.ndarray, band: str | None, level: float,
+                  interval: str) -> tuple[np.ndarray, ...]:
         exact = self.tree_ is None and self.backend == "native"
         return tabulate_local_fit(self.sample_, self.params_, grid, band, level,
-                                  raw=None if exact else self._raw(grid), clip=self.clip)
+                                  raw=None if exact else self._raw(grid), clip=self.clip,
+                                  interval=interval)
 
     def _curve_params(self) -> dict[str, Any]:
         params = {"degree": self.params_.degree, "nn": self.params_.nn, "h": self.params_.h,
@@ -259,11 +266,14 @@ def exact_fit(sample: SortedSample, params: LocalParams, exact_map: ExactLocalMa
 
 def tabulate_local_fit(sample: SortedSample, params: LocalParams, grid: np.ndarray,
                        band: str | None, level: float, *, raw: np.ndarray | None = None,
-                       clip: bool = True) -> tuple[np.ndarray, ...]:
+                       clip: bool = True,
+                       interval: str = "wilson") -> tuple[np.ndarray, ...]:
     """Estimate, pointwise band and neighbourhood counts of a local fit at ``grid``.
 
     ``raw``: the unclipped map at the grid when it is not the exact fit (locfit's tree or R);
-    the band is always the exact fit's (see :class:`LocalRegressionCalibrator`, Notes).
+    the band's effective size is always the exact fit's (see
+    :class:`LocalRegressionCalibrator`, Notes). ``interval``: see
+    :func:`locacal.curves.bands.proportion_band`.
     """
     fits = fit_points(sample, grid, params)
     raw = fits.value if raw is None else raw
@@ -272,11 +282,7 @@ def tabulate_local_fit(sample: SortedSample, params: LocalParams, grid: np.ndarr
     if band is None:
         nan = np.full(grid.shape, np.nan)
         return estimate, nan, nan, fits.count
-    centre = np.clip(raw, 0.0, 1.0)
-    half = norm.ppf(0.5 + level / 2) * np.sqrt(centre * (1.0 - centre) * fits.var_factor)
-    lower, upper = raw - half, raw + half
-    if clip:
-        lower, upper = np.clip(lower, 0.0, 1.0), np.clip(upper, 0.0, 1.0)
+    lower, upper = proportion_band(raw, fits.var_factor, level, interval)
     return estimate, lower, upper, fits.count
 
 

@@ -45,7 +45,8 @@ class LowessCalibrator(BaseCalibrator):
     Notes
     -----
     The pointwise band of :meth:`curve` is that of the local fit (see
-    :class:`~locacal.curves.local.LocalRegressionCalibrator`); none with ``it > 0``.
+    :class:`~locacal.curves.local.LocalRegressionCalibrator`); with ``it > 0`` (not a
+    linear smoother) it is the bootstrap band.
 
     References
     ----------
@@ -87,12 +88,15 @@ class LowessCalibrator(BaseCalibrator):
         raw = self._raw(s)
         return np.clip(raw, 0.0, 1.0) if self.clip else raw
 
-    def _tabulate(self, grid: np.ndarray, band: str | None,
-                  level: float) -> tuple[np.ndarray, ...]:
+    def _has_pointwise_band(self) -> bool:
+        return not self.statsmodels_
+
+    def _tabulate(self, grid: np.ndarray, band: str | None, level: float,
+                  interval: str) -> tuple[np.ndarray, ...]:
         if self.statsmodels_:
-            return super()._tabulate(grid, None, level)
+            return super()._tabulate(grid, None, level, interval)
         return tabulate_local_fit(self.sample_, self.params_, grid, band, level,
-                                  clip=self.clip)
+                                  clip=self.clip, interval=interval)
 
     def _curve_params(self) -> dict[str, Any]:
         return {"frac": self.frac, "it": self.it, "delta": self.delta}

@@ -10,6 +10,7 @@ from scipy.special import expit
 
 from locacal.curves._base import BaseCalibrator
 from locacal.curves._logistic import fit_logistic, logit
+from locacal.curves.bands import delta_method_band, fisher_covariance
 
 __all__ = ["PlattCalibrator"]
 
@@ -38,6 +39,9 @@ class PlattCalibrator(BaseCalibrator):
         Slope a.
     intercept_ : float
         Intercept b.
+    covariance_ : ndarray of shape (2, 2)
+        Inverse Fisher information of (b, a): the pointwise band of :meth:`curve` is the
+        delta method on the linear predictor (:mod:`locacal.curves.bands`).
     weight_sum_ : float
         Total weight of the calibration data.
 
@@ -81,6 +85,18 @@ class PlattCalibrator(BaseCalibrator):
         intercept, slope = fit_logistic(self._features(s), y, w)
         self.intercept_ = float(intercept)
         self.coef_ = float(slope)
+        self.covariance_ = fisher_covariance(self._design(s), self._predict(s), w)
+
+    def _design(self, s: np.ndarray) -> np.ndarray:
+        return np.column_stack([np.ones_like(s), self._features(s)])
+
+    def _has_pointwise_band(self) -> bool:
+        return True
+
+    def _pointwise_band(self, grid: np.ndarray, estimate: np.ndarray, level: float,
+                        interval: str) -> tuple[np.ndarray, np.ndarray]:
+        eta = self.intercept_ + self.coef_ * self._features(grid)
+        return delta_method_band(eta, self._design(grid), self.covariance_, level)
 
     def _predict(self, s: np.ndarray) -> np.ndarray:
         return expit(self.intercept_ + self.coef_ * self._features(s))

@@ -1,0 +1,163 @@
+"""Bands of every calibrator (locacal.curves.bands): validity, statsmodels parity, coverage."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import statsmodels.api as sm
+from scipy.special import expit, logit
+from statsmodels.stats.proportion import proportion_confint
+
+import locacal
+from locacal.curves import METHODS, make_calibrator
+from locacal.curves._kernel_sums import kernel_regression
+from locacal.curves.kernel import _kernel_var_factor
+from locacal.simulate import logistic_dgp
+
+ALL_METHODS = [m for m in METHODS if m != "locfit"]  # locfit backend needs R; same band
+
+
+def _data(n: int, seed: int, gamma: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+    frame = logistic_dgp(n, gamma=gamma, seed=seed)
+    return frame["score"].to_numpy(), frame["label"].to_numpy()
+
+
+@pytest.fixture(scope="module")
+def fitted() -> dict:
+    s, d = _data(600, seed=1, gamma=3.0)
+    return {m: make_calibrator(m).fit(s, d) for m in ALL_METHODS}
+
+
+@pytest.mark.parametrize("method", ALL_METHODS)
+@pytest.mark.parametrize("band", ["pointwise", "bootstrap", "consistency"])
+def test_bands_are_defined_ordered_and_inside_unit_interval(fitted, method, band):
+    c = fitted[method].curve(band=band, n_boot=40, seed=0)
+    assert not np.isnan(c.lower).any() and not np.isnan(c.upper).any()
+    assert np.all(c.lower <= c.upper)
+    assert np.all((c.lower >= 0) & (c.upper <= 1))
+    if band == "pointwise" and method != "isotonic":  # analytic bands hold the estimate
+        assert np.all(c.lower <= c.estimate) and np.all(c.estimate <= c.upper)
+
+
+@pytest.mark.parametrize("method", ALL_METHODS)
+@pytest.mark.parametrize("band", ["pointwise", "bootstrap", "consistency"])
+def test_narrower_level_gives_a_nested_band(fitted, method, band):
+    model = fitted[method]
+    wide = model.curve(band=band, level=0.95, n_boot=40, seed=3)
+    narrow = model.curve(band=band, level=0.9, n_boot=40, seed=3)
+    assert np.all(wide.lower <= narrow.lower + 1e-12)
+    assert np.all(narrow.upper <= wide.upper + 1e-12)
+    assert np.any(wide.upper - wide.lower > narrow.upper - narrow.lower)
+
+
+def test_no_band_is_nan(fitted):
+    c = fitted["local"].curve(band=None)
+    assert np.isnan(c.lower).all() and np.isnan(c.upper).all()
+
+
+def test_resampled_bands_are_reproducible_from_the_seed(fitted):
+    a = fitted["isotonic"].curve(band="bootstrap", n_boot=30, seed=7)
+    b = fitted["isotonic"].curve(seed=7, n_boot=30)  # isotonic's pointwise is the bootstrap
+    np.testing.assert_array_equal(a.lower, b.lower)
+    np.testing.assert_array_equal(a.upper, b.upper)
+
+
+@pytest.mark.parametrize("interval,method", [("wilson", "wilson"), ("jeffreys", "jeffreys"),
+                                             ("clopper-pearson", "beta"),
+                                             ("normal", "normal")])
+def test_binning_intervals_equal_statsmodels(interval, method):
+    s, d = _data(1000, seed=2, gamma=3.0)
+    c = locacal.calibration_curve(s, d, method="binning", bins=8, interval=interval,
+                                  level=0.9)
+    events = np.round(c.estimate * c.counts)
+    lo, hi = proportion_confint(events, c.counts, alpha=0.1, method=method)
+    np.testing.assert_allclose(c.lower, np.clip(lo, 0, 1), atol=1e-12)
+    np.testing.assert_allclose(c.upper, np.clip(hi, 0, 1), atol=1e-12)
+
+
+def test_pointwise_band_has_width_where_the_estimate_is_zero_or_one():
+    s = np.linspace(0, 1, 400)
+    d = (s > 0.5).astype(float)  # g is exactly 0 on the left and 1 on the right
+    c = locacal.calibration_curve(s, d, grid=[0.1, 0.9])
+    np.testing.assert_array_equal(c.estimate, [0.0, 1.0])
+    assert c.upper[0] > 0.0 and c.lower[1] < 1.0
+    # Wilson at p = 0 on 60 rows: upper = z^2 / (n + z^2)
+    z2 = 1.959963984540054**2
+    assert c.counts[0] == 60
+    assert c.upper[0] == pytest.approx(z2 / (60 + z2), rel=1e-12)
+
+
+@pytest.mark.parametrize("reg_type", ["lc", "ll"])
+def test_kernel_variance_factor_is_the_sum_of_squared_smoother_weights(reg_type):
+    # g is linear in the labels: fitting unit vectors gives the smoother weights l_i(t)
+    rng = np.random.default_rng(4)
+    s, w = rng.uniform(size=40), rng.exponential(size=40)
+    t = np.array([0.1, 0.5, 0.93])
+    weights = np.array([kernel_regression(s, e, w, t, 0.08, reg_type) for e in np.eye(40)])
+    np.testing.assert_allclose(_kernel_var_factor(s, w, t, 0.08, reg_type),
+                               (weights**2).sum(axis=0), rtol=1e-10)
+
+
+@pytest.mark.parametrize("use_logit", [False, True])
+def test_platt_band_is_the_delta_method_of_statsmodels_logit(use_logit):
+    s, d = _data(800, seed=5, gamma=2.0)
+    platt = locacal.PlattCalibrator(logit=use_logit).fit(s, d)
+    x = logit(s) if use_logit else s
+    res = sm.Logit(d, sm.add_constant(x)).fit(disp=0)
+    np.testing.assert_allclose(platt.covariance_, res.cov_params(), rtol=1e-5)
+    grid = np.array([0.2, 0.5, 0.8])
+    xg = sm.add_constant(logit(grid) if use_logit else grid)
+    eta = xg @ res.params
+    se = np.sqrt(np.einsum("ij,jk,ik->i", xg, res.cov_params(), xg))
+    c = platt.curve(grid, level=0.9)
+    np.testing.assert_allclose(c.lower, expit(eta - 1.6448536269514722 * se), rtol=1e-5)
+    np.testing.assert_allclose(c.upper, expit(eta + 1.6448536269514722 * se), rtol=1e-5)
+
+
+def test_beta_covariance_is_statsmodels_logit_on_its_columns():
+    s, d = _data(800, seed=6, gamma=2.0)
+    beta = locacal.BetaCalibrator().fit(s, d)
+    assert beta.a_ > 0 and beta.b_ > 0
+    design = sm.add_constant(np.column_stack([np.log(s), -np.log1p(-s)]))
+    res = sm.Logit(d, design).fit(disp=0)
+    np.testing.assert_allclose(beta.covariance_, res.cov_params(), rtol=1e-5)
+
+
+@pytest.mark.parametrize("kwargs,name", [({"band": "wald"}, "band"), ({"band": 1}, "band"),
+                                         ({"level": 1.5}, "level"), ({"level": 0}, "level"),
+                                         ({"interval": "agresti"}, "interval"),
+                                         ({"n_boot": 3}, "n_boot")])
+def test_bad_band_options_name_the_argument(fitted, kwargs, name):
+    with pytest.raises((ValueError, TypeError), match=name):
+        fitted["local"].curve(**kwargs)
+
+
+def test_pointwise_band_of_an_unbiased_smoother_covers_at_the_nominal_rate():
+    # Calibrated scores (g is the identity), local linear fit: no smoothing bias for a
+    # linear map, so the band should cover g(t) = t at 95 %. Three points whose windows do
+    # not overlap (nn = 0.15) make 3 * 200 nearly independent trials: MC s.e. 0.009;
+    # tolerance 3 s.e. (measured: see benchmarks/coverage_bands.py, 0.94-0.95 in the middle).
+    grid = np.array([0.3, 0.45, 0.6])
+    hits = 0
+    for r in range(200):
+        s, d = _data(2000, seed=100 + r)
+        c = locacal.calibration_curve(s, d, degree=1, kernel="tricube", grid=grid)
+        hits += np.sum((c.lower <= grid) & (grid <= c.upper))
+    rate = hits / (3 * 200)
+    assert abs(rate - 0.95) < 3 * np.sqrt(0.95 * 0.05 / 600)
+
+
+def test_consistency_band_holds_a_calibrated_models_curve_at_the_nominal_rate():
+    # Under calibration the estimate and the band are independent given the scores (the
+    # band resamples labels from the scores), so the estimate falls in the 95 % band with
+    # probability ~ 0.95 (a percentile band of 100 draws: 95/101 = 0.94). 3 points with
+    # disjoint windows x 80 samples = 240 trials: MC s.e. 0.015; tolerance 3 s.e.
+    grid = np.array([0.3, 0.45, 0.6])
+    hits = 0
+    for r in range(80):
+        s, d = _data(1000, seed=500 + r)
+        c = locacal.calibration_curve(s, d, grid=grid, band="consistency", n_boot=100,
+                                      seed=r)
+        hits += np.sum((c.lower <= c.estimate) & (c.estimate <= c.upper))
+    rate = hits / (3 * 80)
+    assert abs(rate - 0.94) < 3 * np.sqrt(0.94 * 0.06 / 240)
