@@ -339,10 +339,8 @@ def hosmer_lemeshow(scores: Any, labels: Any, *, groups: int = 10,
     s, y, w = check_scores_labels(scores, labels, weights)
     groups = check_int(groups, "groups", minimum=3)
     wk = _kish_weights(w, s.size)
-    probs = np.minimum(np.arange(groups + 1) * (1.0 / groups), 1.0)  # R's seq(0, 1, 1/g)
-    breaks = np.unique(_r_quantile(s, None if w is None else wk, probs))
+    breaks, group = hosmer_lemeshow_groups(s, None if w is None else wk, groups)
     n_int = max(breaks.size - 1, 1)
-    group = np.clip(np.searchsorted(breaks, s, side="left") - 1, 0, n_int - 1)
     size = np.bincount(group, weights=wk, minlength=n_int)
     obs1 = np.bincount(group, weights=wk * y, minlength=n_int)
     exp1 = np.bincount(group, weights=wk * s, minlength=n_int)
@@ -366,6 +364,16 @@ def hosmer_lemeshow(scores: Any, labels: Any, *, groups: int = 10,
         pvalue = float(stats.chi2.sf(statistic, df))
     return HosmerLemeshowResult(statistic, df, pvalue, table,
                                 float(stats.chi2.sf(statistic, nonempty)))
+
+
+def hosmer_lemeshow_groups(scores: np.ndarray, weights: np.ndarray | None,
+                           groups: int) -> tuple[np.ndarray, np.ndarray]:
+    """``hoslem.test``'s breaks (unique type-7 quantiles of the scores, frequency ``weights``)
+    and the 0-based interval of each score (right-closed, the lowest also left-closed)."""
+    probs = np.minimum(np.arange(groups + 1) * (1.0 / groups), 1.0)  # R's seq(0, 1, 1/g)
+    breaks = np.unique(_r_quantile(scores, weights, probs))
+    n_int = max(breaks.size - 1, 1)
+    return breaks, np.clip(np.searchsorted(breaks, scores, side="left") - 1, 0, n_int - 1)
 
 
 def _chi_terms(observed: np.ndarray, expected: np.ndarray) -> np.ndarray:
