@@ -58,12 +58,12 @@ def size_power_table(reps: int, resamples: int) -> None:
     print(f"Rejection rate at level {LEVEL} ({reps} samples, {resamples} resamples each; "
           "MC s.e. in brackets)")
     cells = [(n, g) for n in (500, 2000) for g in (1.0, 1.25)]
-    header = "statistic " + "".join(f"  n={n:<5d} gamma={g:<4g}  " for n, g in cells)
+    header = "statistic         " + "".join(f"  n={n:<5d} gamma={g:<4g}  " for n, g in cells)
     print(header)
     rows = [(s, "resampling") for s in SCALAR] + [(s, "asymptotic") for s in ASYMPTOTIC]
     for statistic, method in rows:
         label = statistic if method == "resampling" else f"{statistic}-asy"
-        row = f"{label:<9s} "
+        row = f"{label:<17s} "
         for i, (n, g) in enumerate(cells):
             start = time.perf_counter()
             r = rejection_rate(statistic, n, g, reps, resamples, seed=1000 + i, method=method)
