@@ -3,8 +3,9 @@
 1. Size and power: for n in (500, 2000) and gamma in (1, 1.25), ``--reps`` samples of
    ``locacal.simulate.logistic_dgp(n, gamma=gamma)`` (gamma = 1: calibrated scores, so the
    rejection rate is the size; gamma = 1.25: over-confident scores, so it is the power), each
-   tested with ``--resamples`` consistency resamples at level 0.05. Prints the rejection rate
-   and its Monte Carlo standard error sqrt(r (1 - r) / reps).
+   tested with ``--resamples`` consistency resamples at level 0.05 (rows ``hl-asy`` and
+   ``spiegelhalter-asy``: the asymptotic chi-square on G / normal test instead). Prints the
+   rejection rate and its Monte Carlo standard error sqrt(r (1 - r) / reps).
 2. Cost: seconds for 999 resamples at n = 1e5 with the batched evaluation, next to the
    scalar metric called once per resample (measured on ``--loop`` resamples, then scaled to
    999), in the same run.
@@ -32,18 +33,23 @@ SCALAR = {
     "ece": metrics.ece,
     "brier": metrics.qmse,
     "mcb": lambda s, y: float(metrics.corp_decomposition(s, y)["mcb"]),
+    "hl": lambda s, y: metrics.hosmer_lemeshow(s, y).statistic,
+    "spiegelhalter": lambda s, y: abs(metrics.spiegelhalter_z(s, y).statistic),
 }
+#: Statistics that also have an asymptotic test, shown as "<name>-asy" rows.
+ASYMPTOTIC = ("hl", "spiegelhalter")
 
 
 def rejection_rate(statistic: str, n: int, gamma: float, reps: int, resamples: int,
-                   seed: int) -> float:
+                   seed: int, method: str = "resampling") -> float:
     children = np.random.SeedSequence(seed).spawn(reps)
     rejected = 0
     for child in children:
         data_seed, test_seed = child.spawn(2)
         d = logistic_dgp(n, gamma=gamma, seed=data_seed)
         res = metrics.calibration_test(d["score"], d["label"], statistic=statistic,
-                                       n_resamples=resamples, seed=test_seed)
+                                       n_resamples=resamples, seed=test_seed,
+                                       method=method)
         rejected += res.pvalue <= LEVEL
     return rejected / reps
 
@@ -52,13 +58,15 @@ def size_power_table(reps: int, resamples: int) -> None:
     print(f"Rejection rate at level {LEVEL} ({reps} samples, {resamples} resamples each; "
           "MC s.e. in brackets)")
     cells = [(n, g) for n in (500, 2000) for g in (1.0, 1.25)]
-    header = "statistic " + "".join(f"  n={n:<5d} gamma={g:<4g}  " for n, g in cells)
+    header = "statistic         " + "".join(f"  n={n:<5d} gamma={g:<4g}  " for n, g in cells)
     print(header)
-    for statistic in SCALAR:
-        row = f"{statistic:<9s} "
+    rows = [(s, "resampling") for s in SCALAR] + [(s, "asymptotic") for s in ASYMPTOTIC]
+    for statistic, method in rows:
+        label = statistic if method == "resampling" else f"{statistic}-asy"
+        row = f"{label:<17s} "
         for i, (n, g) in enumerate(cells):
             start = time.perf_counter()
-            r = rejection_rate(statistic, n, g, reps, resamples, seed=1000 + i)
+            r = rejection_rate(statistic, n, g, reps, resamples, seed=1000 + i, method=method)
             se = np.sqrt(r * (1 - r) / reps)
             row += f"  {r:.3f} [{se:.3f}] {time.perf_counter() - start:5.0f}s"
         print(row, flush=True)

@@ -6,6 +6,7 @@ import dataclasses
 import matplotlib
 import numpy as np
 import pytest
+from scipy import stats
 
 from locacal import CalibrationWarning, metrics
 from locacal.metrics import calibration_testing as ct
@@ -18,7 +19,11 @@ SCALAR = {
     "brier": metrics.qmse,
     "mcb": lambda s, y, weights=None: float(
         metrics.corp_decomposition(s, y, weights=weights)["mcb"]),
+    "hl": lambda s, y, weights=None: metrics.hosmer_lemeshow(s, y, weights=weights).statistic,
+    "spiegelhalter": lambda s, y, weights=None: abs(
+        metrics.spiegelhalter_z(s, y, weights=weights).statistic),
 }
+ASYMPTOTIC = ("hl", "spiegelhalter")
 
 
 def _sample(seed: int, n: int = 60):
@@ -79,18 +84,18 @@ def test_result_does_not_depend_on_chunking_or_row_order(monkeypatch):
     assert permuted.statistic == pytest.approx(first.statistic, abs=1e-15)
 
 
-def _rejection_rate(statistic, n, gamma, reps, resamples, seed):
+def _rejection_rate(statistic, n, gamma, reps, resamples, seed, method="resampling"):
     rejected = 0
     for child in np.random.SeedSequence(seed).spawn(reps):
         data_seed, test_seed = child.spawn(2)
         d = logistic_dgp(n, gamma=gamma, seed=data_seed)
         res = metrics.calibration_test(d["score"], d["label"], statistic=statistic,
-                                       n_resamples=resamples, seed=test_seed)
+                                       n_resamples=resamples, seed=test_seed, method=method)
         rejected += res.pvalue <= 0.05
     return rejected / reps
 
 
-@pytest.mark.parametrize("statistic", ["lcs", "ece"])
+@pytest.mark.parametrize("statistic", ["lcs", "ece", "hl", "spiegelhalter"])
 def test_size_on_calibrated_scores(statistic):
     # 200 samples, 99 resamples: with 99 resamples p <= 0.05 iff at most 4 resampled values
     # reach the observed one, so the exact size is 5/100. Monte Carlo s.e. of the rate is
@@ -98,6 +103,31 @@ def test_size_on_calibrated_scores(statistic):
     # is benchmarks/bench_calibration_test.py).
     rate = _rejection_rate(statistic, 500, 1.0, reps=200, resamples=99, seed=20)
     assert abs(rate - 0.05) <= 3 * 0.0154
+
+
+@pytest.mark.parametrize("statistic", ASYMPTOTIC)
+def test_asymptotic_size_on_calibrated_scores(statistic):
+    # chi-square on G for HL and the normal for |z|: 400 samples at n = 2000, s.e. of the
+    # rate sqrt(.05 * .95 / 400) = 0.0109, accepted within 3 s.e. (hoslem.test's G - 2 would
+    # reject about 0.115, far outside; benchmarks/bench_calibration_test.py has the full table)
+    rate = _rejection_rate(statistic, 2000, 1.0, reps=400, resamples=1, seed=22,
+                           method="asymptotic")
+    assert abs(rate - 0.05) <= 3 * 0.0109
+
+
+def test_asymptotic_pvalues_are_the_clinical_ones():
+    d = logistic_dgp(6000, gamma=1.2, seed=5)
+    s, y = d["score"].to_numpy(), d["label"].to_numpy()
+    hl = metrics.hosmer_lemeshow(s, y)
+    res = metrics.calibration_test(s, y, statistic="hl")  # auto: n > 5000
+    assert res.method == "asymptotic" and res.null is None
+    # chi-square on G = 10 groups computed here, not by the code under test
+    assert res.pvalue == pytest.approx(stats.chi2.sf(hl.statistic, 10), rel=1e-12)
+    assert res.pvalue != pytest.approx(hl.pvalue)
+    z = metrics.spiegelhalter_z(s, y).statistic
+    res = metrics.calibration_test(s, y, statistic="spiegelhalter", method="asymptotic")
+    assert res.statistic == abs(z)
+    assert res.pvalue == pytest.approx(2 * stats.norm.sf(abs(z)), rel=1e-12)
 
 
 def test_lcs_power_on_over_confident_scores():
@@ -110,7 +140,7 @@ def test_lcs_power_on_over_confident_scores():
 
 def test_asymptotic_is_refused_for_statistics_without_one():
     s, y, _ = _sample(3)
-    for statistic in ct.STATISTICS:
+    for statistic in set(ct.STATISTICS) - set(ASYMPTOTIC):
         with pytest.raises(ValueError, match="no known asymptotic"):
             metrics.calibration_test(s, y, statistic=statistic, method="asymptotic")
         res = metrics.calibration_test(s, y, statistic=statistic, n_resamples=9, seed=0)
@@ -165,7 +195,13 @@ def test_extreme_scores_give_finite_results():
     for statistic in ct.STATISTICS:
         with np.errstate(all="raise"):
             res = metrics.calibration_test(s, y, statistic=statistic, n_resamples=19, seed=1)
-        assert np.isfinite(res.statistic) and np.isfinite(res.null).all()
+        assert np.isfinite(res.null).all()
+        if statistic == "hl":
+            # the group of the seven scores equal to 1 expects 0 non-events and has 7 labels 0:
+            # C = inf (strong evidence, not an error), which no resample (label 1 there) reaches
+            assert res.statistic == np.inf and res.pvalue == 1 / 20
+        else:
+            assert np.isfinite(res.statistic)
 
 
 def test_validation():

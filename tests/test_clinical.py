@@ -297,3 +297,15 @@ def test_size_on_calibrated_data(n_obs):
     target = np.array([HL_G_MINUS_2_SIZE, 0.05, 0.05, 0.05, 0.05])
     tol = 3.5 * np.sqrt(target * (1 - target) / SIZE_REPS)
     assert np.all(np.abs(rates - target) <= tol), rates
+
+
+def test_intercept_slope_under_perfect_separation_is_nan_with_a_warning():
+    # every event scores above every non-event: the slope model's likelihood grows without
+    # bound (R's glm: "fitted probabilities numerically 0 or 1"); the offset-only intercept
+    # model still has its finite maximum, 0 here by symmetry of scores and labels
+    s = np.array([0.1, 0.2, 0.3, 0.4, 0.6, 0.7, 0.8, 0.9])
+    y = np.array([0, 0, 0, 0, 1, 1, 1, 1.0])
+    with pytest.warns(CalibrationWarning, match="separate the two classes"):
+        table = calibration_intercept_slope(s, y)
+    assert table.loc[["slope", "joint_intercept"]].isna().all(axis=None)
+    assert table.loc["intercept", "estimate"] == pytest.approx(0.0, abs=1e-12)

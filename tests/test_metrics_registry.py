@@ -92,6 +92,17 @@ def _public(name, s, y, w, p, tau):
         return locacal.kl_divergence(s, p)
     if name in ("refinement",):
         return metrics.brier_decomposition(s, y, weights=w).refinement
+    if name in ("mcb", "dsc", "unc"):
+        return float(metrics.corp_decomposition(s, y, weights=w)[name])
+    if name in ("ici", "e50", "e90", "emax"):
+        return float(metrics.calibration_errors(s, y, weights=w)[name])
+    if name in ("cal_intercept", "cal_slope"):
+        table = metrics.calibration_intercept_slope(s, y, weights=w)
+        return float(table.loc[name.removeprefix("cal_"), "estimate"])
+    if name == "spiegelhalter_z":
+        return metrics.spiegelhalter_z(s, y, weights=w).statistic
+    if name == "smece":
+        return metrics.smece(s, y)
     func = {"brier": metrics.brier_score}.get(name) or getattr(metrics, name)
     return func(s, y, weights=w)
 
@@ -101,7 +112,7 @@ def _public(name, s, y, w, p, tau):
 def test_every_entry_equals_its_public_function(ties, weighted):
     s, y, w = _sample(7, 600, ties, weighted)
     p = np.clip(s + 0.05, 0, 1)
-    names = [m for m in METRICS if not (weighted and m == "kl")]
+    names = [m for m in METRICS if not (weighted and m in ("kl", "smece"))]
     got = evaluate(names, s, y, weights=w, true_p=p, threshold=0.3)
     assert list(got) == names
     for name in names:
@@ -115,10 +126,12 @@ def test_report_and_recalibrate_columns_come_from_the_registry():
     s, y, w = _sample(3, 300, True, True)
     report = locacal.calibration_report(s, y, weights=w, threshold=0.4)
     assert list(report.index) == list(REPORT_COLUMNS)
-    assert np.isnan(report["true_mse"])
-    expected = evaluate([c for c in REPORT_COLUMNS if c != "true_mse"], s, y, weights=w,
-                        threshold=0.4)
-    pd.testing.assert_series_equal(report.drop("true_mse"), pd.Series(expected, name="value"))
+    # no true_p, and the smooth ECE has no weighted version
+    assert np.isnan(report["true_mse"]) and np.isnan(report["smece"])
+    expected = evaluate([c for c in REPORT_COLUMNS if c not in ("true_mse", "smece")], s, y,
+                        weights=w, threshold=0.4)
+    pd.testing.assert_series_equal(report.drop(["true_mse", "smece"]),
+                                   pd.Series(expected, name="value"))
     wide = locacal.calibration_report({"a": s, "b": s[::-1]}, y)
     assert list(wide.columns) == ["model", *REPORT_COLUMNS]
 
@@ -143,6 +156,8 @@ def test_evaluate_validates_once_and_names_the_argument():
         evaluate(["true_mse"], s, y)
     with pytest.raises(ValueError, match="does not take weights"):
         evaluate(["kl"], s, y, weights=[1, 1, 1], true_p=s)
+    with pytest.raises(ValueError, match="does not take weights"):
+        evaluate(["smece"], s, y, weights=[1, 1, 1])
     with pytest.raises(ValueError, match="scores must lie in"):
         evaluate(["brier"], [0.2, 1.5, 0.5], y)
     with pytest.raises(ValueError, match="threshold"):

@@ -17,9 +17,11 @@ from locacal.curves._bins import assign_bins, default_bin_size
 from locacal.curves._local_window import effective_count, fixed_or_nn_bandwidth, window_bounds
 from locacal.curves.curve import SLIDES_GRID_SIZE, slides_grid
 from locacal.density import reflected_kde_values
+from locacal.metrics.clinical import _chi_terms, _kish_weights, hosmer_lemeshow_groups
 from locacal.metrics.corp import TiedScores
 
-__all__ = ["BatchStatistic", "binned_batch", "lcs_batch", "mcb_batch", "rowwise"]
+__all__ = ["BatchStatistic", "binned_batch", "hl_batch", "lcs_batch", "mcb_batch", "rowwise",
+           "spiegelhalter_batch"]
 
 #: Maps a (B, n) matrix of sorted label vectors to B statistic values.
 BatchStatistic = Callable[[np.ndarray], np.ndarray]
@@ -28,6 +30,7 @@ BatchBuilder = Callable[[np.ndarray, np.ndarray | None], BatchStatistic]
 
 _LCS_NN = 0.15      # locacal.metrics.lcs defaults: degree 0, rectangular kernel, nn = 0.15
 _ECE_BINS = 10      # locacal.metrics.ece / qmse defaults: 10 quantile bins
+_HL_GROUPS = 10     # locacal.metrics.hosmer_lemeshow default
 
 
 def rowwise(metric: Callable[[np.ndarray, np.ndarray, np.ndarray | None], float]
@@ -117,5 +120,44 @@ def mcb_batch(scores: np.ndarray, weights: np.ndarray | None) -> BatchStatistic:
         recalibrated = np.array([groups.squared_error(row, groups.recalibrate(row))
                                  for row in sums])
         return (brier - recalibrated) / total
+
+    return statistic
+
+
+def hl_batch(scores: np.ndarray, weights: np.ndarray | None) -> BatchStatistic:
+    """The Hosmer-Lemeshow statistic of :func:`locacal.metrics.hosmer_lemeshow` (10 groups).
+
+    Its groups depend on the scores and weights only and, the scores being sorted, are
+    contiguous runs: per row, O_g = sum_g w y is a ``reduceat`` and
+    C = sum_g (O_g - E_g)^2 / E_g + (O_g - E_g)^2 / (n_g - E_g), with the weights rescaled to
+    Kish's effective sample size as there (empty groups add 0 in both).
+    """
+    wk = _kish_weights(weights, scores.size)
+    _, group = hosmer_lemeshow_groups(scores, None if weights is None else wk, _HL_GROUPS)
+    starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+    size = np.add.reduceat(wk, starts)
+    expected = np.add.reduceat(wk * scores, starts)
+
+    def statistic(labels: np.ndarray) -> np.ndarray:
+        observed = np.add.reduceat(labels * wk, starts, axis=1)
+        return (_chi_terms(observed, expected).sum(axis=1)
+                + _chi_terms(size - observed, size - expected).sum(axis=1))
+
+    return statistic
+
+
+def spiegelhalter_batch(scores: np.ndarray, weights: np.ndarray | None) -> BatchStatistic:
+    """|z| of :func:`locacal.metrics.spiegelhalter_z`, linear in the labels:
+    z = (sum_i w_i y_i (1 - 2 s_i) - sum_i w_i s_i (1 - 2 s_i)) / sd (NaN when sd = 0)."""
+    w = np.ones_like(scores) if weights is None else weights / weights.max()
+    lever = 1.0 - 2.0 * scores
+    sd = float(np.sqrt(np.sum(w * w * lever * lever * scores * (1.0 - scores))))
+    slope = w * lever
+    base = float(np.dot(slope, scores))
+
+    def statistic(labels: np.ndarray) -> np.ndarray:
+        if sd == 0.0:
+            return np.full(labels.shape[0], np.nan)
+        return np.abs(labels @ slope - base) / sd
 
     return statistic

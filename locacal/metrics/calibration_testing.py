@@ -9,8 +9,8 @@ Monte Carlo error, for any statistic. The resamples are computed in batches (see
 Adding a statistic is one entry of :data:`STATISTICS`. A scalar metric
 ``f(scores, labels, weights) -> float`` becomes a resampling statistic with
 ``CalibrationStatistic("name", rowwise(f))`` (one call per resample), and an asymptotic p-value is
-added with ``asymptotic=g`` where ``g(scores, labels, weights) -> (statistic, pvalue)``; e.g.
-the Hosmer-Lemeshow chi-square or Spiegelhalter's normal z.
+added with ``asymptotic=g`` where ``g(scores, labels, weights) -> (statistic, pvalue)``; as for
+the Hosmer-Lemeshow chi-square and Spiegelhalter's normal z.
 """
 
 from __future__ import annotations
@@ -26,9 +26,12 @@ from locacal._validation import check_choice, check_int, check_scores_labels, pu
 from locacal.metrics._null_statistics import (
     BatchBuilder,
     binned_batch,
+    hl_batch,
     lcs_batch,
     mcb_batch,
+    spiegelhalter_batch,
 )
+from locacal.metrics.clinical import hosmer_lemeshow, spiegelhalter_z
 
 __all__ = [
     "METHODS",
@@ -64,15 +67,32 @@ class CalibrationStatistic:
                          tuple[float, float]] | None = None
 
 
-#: The statistics of :func:`calibration_test`; none of these four has a known asymptotic null
-#: distribution (the LCS, ECE, QMSE and CORP MCB are non-smooth functionals of a smoother or of
-#: data-dependent bins), so they are tested by resampling only.
+def _hl_asymptotic(s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> tuple[float, float]:
+    # chi-square on G (non-empty groups) degrees of freedom, not hoslem.test's G - 2: the
+    # scores under test were not fitted on these labels (see hosmer_lemeshow's docstring)
+    result = hosmer_lemeshow(s, y, weights=w)
+    return result.statistic, result.pvalue_external
+
+
+def _spiegelhalter_asymptotic(s: np.ndarray, y: np.ndarray,
+                              w: np.ndarray | None) -> tuple[float, float]:
+    result = spiegelhalter_z(s, y, weights=w)
+    return abs(result.statistic), result.pvalue
+
+
+#: The statistics of :func:`calibration_test`. The LCS, ECE, QMSE and CORP MCB have no known
+#: asymptotic null distribution (non-smooth functionals of a smoother or of data-dependent
+#: bins), so they are tested by resampling only; Hosmer-Lemeshow's C is asymptotically
+#: chi-square and Spiegelhalter's z standard normal.
 STATISTICS: dict[str, CalibrationStatistic] = {
     "lcs": CalibrationStatistic("LCS", lcs_batch),
     "ece": CalibrationStatistic("ECE", lambda s, w: binned_batch(s, w, squared=False)),
     "brier": CalibrationStatistic("Brier reliability (binned)",
                            lambda s, w: binned_batch(s, w, squared=True)),
     "mcb": CalibrationStatistic("CORP MCB", mcb_batch),
+    "hl": CalibrationStatistic("Hosmer-Lemeshow C", hl_batch, _hl_asymptotic),
+    "spiegelhalter": CalibrationStatistic("Spiegelhalter |z|", spiegelhalter_batch,
+                                          _spiegelhalter_asymptotic),
 }
 
 
@@ -163,9 +183,15 @@ def calibration_test(scores: Any, labels: Any, *, statistic: str = "lcs", method
     under the null and given the scores, the observed labels are one more such draw. Null
     values within a relative 1e-12 below T count as ties.
 
-    **Asymptotic**: a known limiting null distribution of the statistic. None of ``"lcs"``,
-    ``"ece"``, ``"brier"`` and ``"mcb"`` has one, so ``method="asymptotic"`` raises
-    ``ValueError`` for them.
+    **Asymptotic**: a known limiting null distribution of the statistic. ``"hl"``: the
+    Hosmer-Lemeshow C against chi-square on G degrees of freedom (G non-empty groups), i.e.
+    :attr:`~locacal.metrics.HosmerLemeshowResult.pvalue_external` and not ``hoslem.test``'s
+    G - 2: the scores tested here are taken as given, not fitted on these labels, and then C
+    is approximately chi-square on G (Hosmer, Lemeshow & Sturdivant 2013, §5.2.2; G - 2
+    rejects 11.5% of calibrated samples at level 5% with 10 groups). ``"spiegelhalter"``:
+    |z| against the standard normal, p = 2 Phi(-|z|). None of ``"lcs"``, ``"ece"``,
+    ``"brier"`` and ``"mcb"`` has one, so ``method="asymptotic"`` raises ``ValueError`` for
+    them.
 
     **Auto**: asymptotic when the statistic has an asymptotic distribution and
     n > max(1000, min(5000, 50 x number of distinct scores)), resampling otherwise; the rule
@@ -176,7 +202,7 @@ def calibration_test(scores: Any, labels: Any, *, statistic: str = "lcs", method
     ----------
     scores, labels : array-like
         Scores in [0, 1] and 0/1 events.
-    statistic : {"lcs", "ece", "brier", "mcb"}, default "lcs"
+    statistic : {"lcs", "ece", "brier", "mcb", "hl", "spiegelhalter"}, default "lcs"
         ``"lcs"``: :func:`locacal.metrics.lcs` (default parameters); ``"ece"``:
         :func:`locacal.metrics.ece` (10 quantile bins); ``"brier"``: the reliability term of
         the binned (Murphy) decomposition of the Brier score,
@@ -184,7 +210,10 @@ def calibration_test(scores: Any, labels: Any, *, statistic: str = "lcs", method
         (:func:`locacal.metrics.qmse`); quantile bins depend on the scores only, unlike the
         adaptive bins of :func:`locacal.metrics.brier_decomposition` whose tie-breaking uses
         the labels; ``"mcb"``: the CORP miscalibration term of
-        :func:`locacal.metrics.corp_decomposition` (isotonic instead of binned reliability).
+        :func:`locacal.metrics.corp_decomposition` (isotonic instead of binned reliability);
+        ``"hl"``: the Hosmer-Lemeshow C of :func:`locacal.metrics.hosmer_lemeshow` (10
+        groups); ``"spiegelhalter"``: the absolute value of
+        :func:`locacal.metrics.spiegelhalter_z` (two-sided).
     method : {"auto", "resampling", "asymptotic"}, default "auto"
     n_resamples : int, default 999
         Number B of resampled label vectors.
@@ -228,9 +257,9 @@ def calibration_test(scores: Any, labels: Any, *, statistic: str = "lcs", method
     w = None if w is None else w[order]
     batch = spec.batch(s, w)
     observed = float(batch(y[None, :])[0])
-    if not np.isfinite(observed):
-        raise ValueError(f"the {spec.label} is not finite on these data (a window or bin "
-                         "with zero total weight?)")
+    if np.isnan(observed):  # +inf (HL: an event where the scores expect none) is evidence
+        raise ValueError(f"the {spec.label} is undefined on these data (a window or bin "
+                         "with zero total weight, or scores all in {0, 1/2, 1}?)")
     null = _resample(batch, s, n_resamples, seed)
     exceed = int(np.count_nonzero(null >= observed - _TIE_RTOL * abs(observed)))
     pvalue = (1.0 + exceed) / (1.0 + n_resamples)

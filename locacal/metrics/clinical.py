@@ -32,6 +32,7 @@ Steyerberg, E. W. (2019). *Clinical Prediction Models*, 2nd ed., Springer, ch. 1
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -95,12 +96,27 @@ def _logistic_fit(y: np.ndarray, design: np.ndarray, offset: np.ndarray,
     """Binomial GLM by statsmodels, converged tightly; standard errors from the Fisher
     information at the final estimate (not at the last IRLS step's weights)."""
     import statsmodels.api as sm
+    from statsmodels.tools.sm_exceptions import PerfectSeparationWarning
 
     model = sm.GLM(y, design, family=sm.families.Binomial(), offset=offset, freq_weights=w)
-    beta = model.fit(maxiter=100, tol=1e-14, tol_criterion="params").params
-    mu = special.expit(design @ beta + offset)
-    info = design.T @ (design * (w * mu * (1.0 - mu))[:, None])
-    return np.asarray(beta), np.sqrt(np.diag(np.linalg.inv(info)))
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", PerfectSeparationWarning)
+            beta = model.fit(maxiter=100, tol=1e-14, tol_criterion="params").params
+            mu = special.expit(design @ beta + offset)
+            info = design.T @ (design * (w * mu * (1.0 - mu))[:, None])
+            variance = np.diag(np.linalg.inv(info))
+            if not (np.isfinite(beta).all() and (variance > 0).all()):  # numerically singular
+                raise np.linalg.LinAlgError("singular information")
+            se = np.sqrt(variance)
+    except (PerfectSeparationWarning, np.linalg.LinAlgError):
+        # the scores separate the classes: the likelihood has no maximum (R's glm warns
+        # "fitted probabilities numerically 0 or 1" and reports huge estimates)
+        warn("the scores separate the two classes: the logistic calibration has no finite "
+             "estimate (NaN)")
+        nan = np.full(design.shape[1], np.nan)
+        return nan, nan
+    return np.asarray(beta), se
 
 
 @public_api
@@ -143,8 +159,8 @@ def calibration_intercept_slope(scores: Any, labels: Any, *, weights: Any = None
     pandas.DataFrame
         Index ``["intercept", "slope", "joint_intercept"]``, columns ``estimate, lower,
         upper, pvalue``. When the labels of the fitted rows hold one class, or (slope rows
-        only) all their scores are equal, the model has no finite estimate: those rows are
-        NaN and a CalibrationWarning says why.
+        only) all their scores are equal or separate the two classes, the model has no
+        finite estimate: those rows are NaN and a CalibrationWarning says why.
     """
     s, y, w = check_scores_labels(scores, labels, weights)
     level = _check_level(level)
@@ -342,10 +358,8 @@ def hosmer_lemeshow(scores: Any, labels: Any, *, groups: int = 10,
     s, y, w = check_scores_labels(scores, labels, weights)
     groups = check_int(groups, "groups", minimum=3)
     wk = _kish_weights(w, s.size)
-    probs = np.minimum(np.arange(groups + 1) * (1.0 / groups), 1.0)  # R's seq(0, 1, 1/g)
-    breaks = np.unique(_r_quantile(s, None if w is None else wk, probs))
+    breaks, group = hosmer_lemeshow_groups(s, None if w is None else wk, groups)
     n_int = max(breaks.size - 1, 1)
-    group = np.clip(np.searchsorted(breaks, s, side="left") - 1, 0, n_int - 1)
     size = np.bincount(group, weights=wk, minlength=n_int)
     obs1 = np.bincount(group, weights=wk * y, minlength=n_int)
     exp1 = np.bincount(group, weights=wk * s, minlength=n_int)
@@ -369,6 +383,16 @@ def hosmer_lemeshow(scores: Any, labels: Any, *, groups: int = 10,
         pvalue = float(stats.chi2.sf(statistic, df))
     return HosmerLemeshowResult(statistic, df, pvalue, table,
                                 float(stats.chi2.sf(statistic, nonempty)))
+
+
+def hosmer_lemeshow_groups(scores: np.ndarray, weights: np.ndarray | None,
+                           groups: int) -> tuple[np.ndarray, np.ndarray]:
+    """``hoslem.test``'s breaks (unique type-7 quantiles of the scores, frequency ``weights``)
+    and the 0-based interval of each score (right-closed, the lowest also left-closed)."""
+    probs = np.minimum(np.arange(groups + 1) * (1.0 / groups), 1.0)  # R's seq(0, 1, 1/g)
+    breaks = np.unique(_r_quantile(scores, weights, probs))
+    n_int = max(breaks.size - 1, 1)
+    return breaks, np.clip(np.searchsorted(breaks, scores, side="left") - 1, 0, n_int - 1)
 
 
 def _chi_terms(observed: np.ndarray, expected: np.ndarray) -> np.ndarray:

@@ -33,7 +33,15 @@ from locacal.metrics.classification import (
     sensitivity_from_confusion,
     specificity_from_confusion,
 )
+from locacal.metrics.clinical import (
+    calibration_errors,
+    calibration_intercept_slope,
+    spiegelhalter_z,
+)
+from locacal.metrics.corp import corp_decomposition
 from locacal.metrics.local import lcs, lcs_from_sorted, wmse
+from locacal.metrics.log_score import log_loss
+from locacal.metrics.smooth_ece import smece
 
 __all__ = ["METRICS", "NEEDS", "Metric", "evaluate"]
 
@@ -84,6 +92,39 @@ def _kl(sample: PreparedSample) -> float:
     if sample.weights is not None:
         raise ValueError("the kl metric does not take weights")
     return kl_divergence(sample.scores, sample.true_p)
+
+
+def _cached(key: str, table: Callable[[PreparedSample], Any],
+            entry: str) -> Callable[[PreparedSample], float]:
+    """``table(sample)[entry]``, the table computed once per sample for all its entries."""
+    def compute(sample: PreparedSample) -> float:
+        if key not in sample.cache:
+            sample.cache[key] = table(sample)
+        return float(sample.cache[key][entry])
+    return compute
+
+
+def _corp(sample: PreparedSample) -> Any:
+    return corp_decomposition(sample.scores, sample.labels, weights=sample.weights)
+
+
+def _errors(sample: PreparedSample) -> Any:
+    return calibration_errors(sample.scores, sample.labels, weights=sample.weights)
+
+
+def _intercept_slope(sample: PreparedSample) -> Any:
+    return calibration_intercept_slope(sample.scores, sample.labels,
+                                       weights=sample.weights)["estimate"]
+
+
+def _smece(sample: PreparedSample) -> float:
+    if sample.weights is not None:
+        raise ValueError("the smece metric does not take weights")
+    return smece(sample.scores, sample.labels)
+
+
+def _spiegelhalter(sample: PreparedSample) -> float:
+    return spiegelhalter_z(sample.scores, sample.labels, weights=sample.weights).statistic
 
 
 _SLIDES = "Machado, Charpentier, Flachaire, Gallic & Hu (2024), slides"
@@ -145,10 +186,46 @@ _TABLE = (
     Metric("kl", _kl, _P, False,
            "KL divergence of the scores' distribution from the true probabilities' "
            "(20 bins, nats)", f"{_SLIDES}, §5.2; Kullback & Leibler (1951)"),
+    Metric("log_loss", lambda s: log_loss(s.scores, s.labels, weights=s.weights), _L, False,
+           "mean negative log-likelihood of the events under the scores (nats)",
+           "Good (1952), 'Rational decisions', JRSS B 14"),
+    Metric("smece", _smece, _L, False,
+           "smooth ECE: kernel-smoothed mean absolute gap at its own bandwidth (unweighted "
+           "only)", "Błasiok & Nakkiran (2023), arXiv:2309.12236"),
+    Metric("mcb", _cached("corp", _corp, "mcb"), _L, False,
+           "CORP miscalibration: Brier score minus that of the isotonic recalibration",
+           "Dimitriadis, Gneiting & Jordan (2021), PNAS 118(8)"),
+    Metric("dsc", _cached("corp", _corp, "dsc"), _L, True,
+           "CORP discrimination: Brier score of the event rate minus that of the isotonic "
+           "recalibration", "Dimitriadis, Gneiting & Jordan (2021), PNAS 118(8)"),
+    Metric("unc", _cached("corp", _corp, "unc"), _L, None,
+           "CORP uncertainty: Brier score of the event rate, rate (1 - rate)",
+           "Dimitriadis, Gneiting & Jordan (2021), PNAS 118(8)"),
+    Metric("ici", _cached("errors", _errors, "ici"), _L, False,
+           "integrated calibration index: mean |lowess curve - score| over the observations",
+           "Austin & Steyerberg (2019), Stat. Med. 38(21), eq. 1"),
+    Metric("e50", _cached("errors", _errors, "e50"), _L, False,
+           "median |lowess curve - score| over the observations",
+           "Austin & Steyerberg (2019), Stat. Med. 38(21)"),
+    Metric("e90", _cached("errors", _errors, "e90"), _L, False,
+           "90th percentile of |lowess curve - score| over the observations",
+           "Austin & Steyerberg (2019), Stat. Med. 38(21)"),
+    Metric("emax", _cached("errors", _errors, "emax"), _L, False,
+           "maximum of |lowess curve - score| over the observations",
+           "Austin & Steyerberg (2019), Stat. Med. 38(21)"),
+    Metric("cal_intercept", _cached("intercept_slope", _intercept_slope, "intercept"), _L,
+           None, "calibration-in-the-large: a in logit P(D=1) = a + logit(s); 0 if calibrated",
+           "Cox (1958); Steyerberg (2019), §15.2"),
+    Metric("cal_slope", _cached("intercept_slope", _intercept_slope, "slope"), _L, None,
+           "calibration slope: b in logit P(D=1) = a' + b logit(s); 1 if calibrated, < 1 "
+           "over-confident", "Cox (1958); Steyerberg (2019), §15.2"),
+    Metric("spiegelhalter_z", _spiegelhalter, _L, None,
+           "Spiegelhalter's z: standardised Brier score, N(0, 1) if calibrated",
+           "Spiegelhalter (1986), Stat. Med. 5(5), eq. 3"),
 )
 
-#: Every metric by name, in the order of :func:`~locacal.calibration_report` (then ``kl``).
-
+#: Every metric by name; :func:`~locacal.calibration_report` shows them in this order except
+#: ``kl``, ``e50``, ``e90`` and ``emax``.
 METRICS: MappingProxyType[str, Metric] = MappingProxyType({m.name: m for m in _TABLE})
 
 

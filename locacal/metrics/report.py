@@ -1,40 +1,96 @@
 """All calibration and classification metrics of one or several models in one table.
 
 The metrics come from :func:`locacal.metrics.registry.evaluate`, which validates and sorts
-each score vector once.
+each score vector once; with ``ci=True`` the intervals and null expectations come from
+:mod:`locacal.metrics.report_intervals`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from locacal._validation import public_api
+from locacal._validation import check_int, check_probabilities, check_scores_labels, public_api
 from locacal.metrics.registry import evaluate
+from locacal.metrics.report_intervals import bootstrap_intervals, null_means
 
-__all__ = ["REPORT_COLUMNS", "calibration_report"]
+__all__ = ["CI_COLUMNS", "REPORT_COLUMNS", "calibration_report"]
 
-#: Metrics of :func:`calibration_report`, in order.
+#: Metrics of :func:`calibration_report`, in order (the last nine joined in version 0.2).
 REPORT_COLUMNS = (
     "n", "true_mse", "brier", "calib_mse", "calib_err", "refinement", "lcs", "ece",
     "ece_thresholded", "qmse", "wmse", "accuracy", "sensitivity", "specificity", "auc",
+    "log_loss", "smece", "mcb", "dsc", "unc", "ici", "cal_intercept", "cal_slope",
+    "spiegelhalter_z",
 )
+#: Columns of :func:`calibration_report` with ``ci=True``.
+CI_COLUMNS = ("value", "lower", "upper", "null_mean")
+#: A progress bar is shown when n_boot x n reaches this (about ten seconds of work).
+_PROGRESS_CELLS = 20_000_000
+
+
+def _computed(true_p: Any, weights: Any) -> tuple[str, ...]:
+    """The report's metrics that these inputs define: no true MSE without true_p, no smooth
+    ECE with weights (it has no weighted version); those are NaN in the report."""
+    return tuple(c for c in REPORT_COLUMNS
+                 if not (c == "true_mse" and true_p is None)
+                 and not (c == "smece" and weights is not None))
 
 
 def _one_report(scores: Any, labels: Any, true_p: Any, weights: Any,
                 threshold: float) -> pd.Series:
-    names = REPORT_COLUMNS if true_p is not None else tuple(
-        c for c in REPORT_COLUMNS if c != "true_mse")
-    row = evaluate(names, scores, labels, weights=weights, true_p=true_p, threshold=threshold)
+    row = evaluate(_computed(true_p, weights), scores, labels, weights=weights, true_p=true_p,
+                   threshold=threshold)
     return pd.Series({c: row.get(c, np.nan) for c in REPORT_COLUMNS}, name="value")
+
+
+def _one_ci_report(scores: Any, labels: Any, true_p: Any, weights: Any, threshold: float,
+                   n_boot: int, level: float, entropy: int,
+                   tick: Callable[[], None]) -> pd.DataFrame:
+    value = _one_report(scores, labels, true_p, weights, threshold)  # validates first
+    s, y, w = check_scores_labels(scores, labels, weights)
+    p = None if true_p is None else check_probabilities(true_p, s.size)
+    names = _computed(true_p, weights)
+    # one entropy for every model: the same bootstrap rows and null draws (paired comparison)
+    boot_seed, null_seed = np.random.SeedSequence(entropy).spawn(2)
+    lower, upper = bootstrap_intervals(names, s, y, weights=w, true_p=p, threshold=threshold,
+                                       n_boot=n_boot, level=level,
+                                       rng=np.random.default_rng(boot_seed), tick=tick)
+    null = null_means(names, s, weights=w, threshold=threshold, n_draws=n_boot,
+                      rng=np.random.default_rng(null_seed), tick=tick)
+    table = pd.DataFrame(np.nan, index=pd.Index(REPORT_COLUMNS, name="metric"),
+                         columns=list(CI_COLUMNS))
+    table["value"] = value
+    table.loc[list(names), ["lower", "upper", "null_mean"]] = np.column_stack(
+        [lower, upper, null])
+    return table
+
+
+def _check_level(level: Any) -> float:
+    if isinstance(level, bool) or not isinstance(level, int | float):
+        raise TypeError(f"level must be a number, got {type(level).__name__}")
+    if not 0.0 < float(level) < 1.0:
+        raise ValueError(f"level must lie in (0, 1), got {level!r}")
+    return float(level)
+
+
+def _progress(total: int, show: bool) -> tuple[Callable[[], None], Callable[[], None]]:
+    """``(tick, close)`` of a tqdm.auto bar over ``total`` steps, or no-ops."""
+    if not show:
+        return (lambda: None), (lambda: None)
+    from tqdm.auto import tqdm
+
+    bar = tqdm(total=total, desc="calibration_report resamples", unit="resample")
+    return (lambda: bar.update(1)), bar.close
 
 
 @public_api
 def calibration_report(scores: Any, labels: Any, *, true_p: Any = None, weights: Any = None,
-                       threshold: float = 0.5) -> pd.Series | pd.DataFrame:
+                       threshold: float = 0.5, ci: bool = False, n_boot: int = 200,
+                       level: float = 0.95, seed: Any = None) -> pd.Series | pd.DataFrame:
     """Every metric of locacal for one model, or for several models side by side.
 
     Parameters
@@ -47,26 +103,84 @@ def calibration_report(scores: Any, labels: Any, *, true_p: Any = None, weights:
     true_p : array-like, optional
         Known probabilities (simulations): adds the true MSE (NaN otherwise).
     weights : array-like, optional
-        Observation weights.
+        Observation weights. The smooth ECE has no weighted version: NaN with weights.
     threshold : float, default 0.5
         Classification threshold for accuracy, sensitivity, specificity and the slides' ECE.
+    ci : bool, default False
+        Add bootstrap intervals and the calibrated-model null expectation (below).
+    n_boot : int, default 200
+        With ``ci``: number of bootstrap resamples, and of null label draws.
+    level : float, default 0.95
+        With ``ci``: level of the percentile intervals, in (0, 1).
+    seed : int, Generator, SeedSequence or None
+        With ``ci``: seed of the resampling (anything :func:`numpy.random.default_rng`
+        accepts); the same seed gives the same table.
 
     Returns
     -------
     pandas.Series or pandas.DataFrame
-        A Series indexed by :data:`REPORT_COLUMNS` for one score vector; for several, a
-        DataFrame with a ``model`` column followed by those columns, one row per model.
-        Defaults are those of each metric: LCS (nn 0.15, degree 0), ECE, thresholded ECE and
-        QMSE (10 quantile bins), WMSE (101 points), and CalibMSE/refinement on adaptive bins
-        of sqrt(n) scores.
+        Without ``ci``: a Series indexed by :data:`REPORT_COLUMNS` for one score vector; for
+        several, a DataFrame with a ``model`` column followed by those columns, one row per
+        model. Defaults are those of each metric: LCS (nn 0.15, degree 0), ECE, thresholded
+        ECE and QMSE (10 quantile bins), WMSE (101 points), CalibMSE/refinement on adaptive
+        bins of sqrt(n) scores, the ICI on R's lowess (``rms::val.prob``), the calibration
+        intercept (calibration-in-the-large) and slope by logistic regression on
+        logit(score), CORP ``mcb``/``dsc``/``unc``, the smooth ECE at its own bandwidth and
+        Spiegelhalter's z. Each metric's meaning and reference are in
+        :data:`locacal.metrics.registry.METRICS`.
+
+        With ``ci=True``: for one score vector a DataFrame indexed by ``metric``
+        (:data:`REPORT_COLUMNS`) with columns :data:`CI_COLUMNS`:
+
+        * ``value``: the metric on the data (the Series above);
+        * ``lower``, ``upper``: percentile bootstrap interval (Efron & Tibshirani 1993,
+          §13.3): ``n_boot`` resamples of the rows drawn with replacement (labels, weights
+          and true probabilities carried along), the metric recomputed on each, and the
+          (1 - level)/2 and (1 + level)/2 quantiles of the replicates. A percentile interval
+          need not contain ``value`` for a biased statistic (a calibration error of a
+          bootstrap resample is biased upwards, as the duplicated rows look more
+          "noisy"); BCa intervals would need n jackknife evaluations of every metric and
+          are not offered. ``n`` has the interval [n, n];
+        * ``null_mean``: for the calibration metrics
+          (:data:`locacal.metrics.report_intervals.NULL_METRICS`), the mean of the metric
+          over ``n_boot`` label vectors drawn as D*_i ~ Bernoulli(s_i) (consistency
+          resampling, Bröcker & Smith 2007): the value a calibrated model with these same
+          scores would show on average. An LCS or ECE is never 0 in a finite sample; an
+          observed value near ``null_mean`` is what calibration predicts. NaN for the other
+          metrics.
+
+        For several models, a long DataFrame with columns ``model``, ``metric`` and
+        :data:`CI_COLUMNS`, one row per model and metric; every model is resampled with
+        the same rows and null draws (a paired comparison). Undefined replicates (a resample
+        holding one class, say) are left out with a CalibrationWarning. A tqdm progress bar
+        is shown when n_boot x n x models >= 2e7.
     """
+    if not isinstance(ci, bool):
+        raise TypeError(f"ci must be True or False, got {ci!r}")
     if isinstance(scores, pd.DataFrame):
         scores = {str(c): scores[c] for c in scores.columns}
-    if isinstance(scores, Mapping):
-        rows = [
-            _one_report(v, labels, true_p, weights, threshold).rename(str(name))
-            for name, v in scores.items()
-        ]
-        table = pd.DataFrame(rows).rename_axis("model").reset_index()
-        return table[["model", *REPORT_COLUMNS]]
-    return _one_report(scores, labels, true_p, weights, threshold)
+    if not ci:
+        if isinstance(scores, Mapping):
+            rows = [
+                _one_report(v, labels, true_p, weights, threshold).rename(str(name))
+                for name, v in scores.items()
+            ]
+            table = pd.DataFrame(rows).rename_axis("model").reset_index()
+            return table[["model", *REPORT_COLUMNS]]
+        return _one_report(scores, labels, true_p, weights, threshold)
+    n_boot = check_int(n_boot, "n_boot", minimum=1)
+    level = _check_level(level)
+    entropy = int(np.random.default_rng(seed).integers(2**63))
+    models = dict(scores) if isinstance(scores, Mapping) else {None: scores}
+    n = len(labels) if hasattr(labels, "__len__") else 0
+    tick, close = _progress(2 * n_boot * len(models),
+                            n_boot * n * len(models) >= _PROGRESS_CELLS)
+    try:
+        tables = {name: _one_ci_report(v, labels, true_p, weights, threshold, n_boot, level,
+                                       entropy, tick) for name, v in models.items()}
+    finally:
+        close()
+    if not isinstance(scores, Mapping):
+        return tables[None]
+    long = pd.concat({str(k): t for k, t in tables.items()}, names=["model", "metric"])
+    return long.reset_index()
