@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from locacal import CalibrationWarning, calibration_report, metrics
-from locacal.metrics.report import CI_COLUMNS, REPORT_COLUMNS
+from locacal.metrics.report import CI_COLUMNS, CLINICAL_COLUMNS, REPORT_COLUMNS
 from locacal.metrics.report_intervals import NULL_METRICS, bootstrap_intervals, null_means
 from locacal.simulate import logistic_dgp
 
@@ -25,19 +25,21 @@ def _data(n, gamma=1.0, seed=0):
 @pytest.mark.filterwarnings("ignore::locacal.CalibrationWarning")
 def test_ci_table_layout_and_containment():
     s, y, p = _data(1500, gamma=1.2, seed=1)
-    table = calibration_report(s, y, true_p=p, ci=True, n_boot=40, seed=2)
-    assert list(table.index) == list(REPORT_COLUMNS) and table.index.name == "metric"
+    table = calibration_report(s, y, true_p=p, ci=True, n_boot=40, seed=2, clinical=True)
+    columns = (*REPORT_COLUMNS, *CLINICAL_COLUMNS)
+    assert list(table.index) == list(columns) and table.index.name == "metric"
     assert list(table.columns) == list(CI_COLUMNS)
-    pd.testing.assert_series_equal(table["value"], calibration_report(s, y, true_p=p),
+    pd.testing.assert_series_equal(table["value"],
+                                   calibration_report(s, y, true_p=p, clinical=True),
                                    check_names=False)
     computed = table.drop(index="n")
     assert (computed["lower"] <= computed["upper"]).all()
     assert table.loc["n", "lower"] == table.loc["n", "upper"] == 1500
     inside = table.loc[list(SMOOTH)]
     assert ((inside["lower"] <= inside["value"]) & (inside["value"] <= inside["upper"])).all()
-    assert table.loc[[m for m in REPORT_COLUMNS if m in NULL_METRICS],
+    assert table.loc[[m for m in columns if m in NULL_METRICS],
                      "null_mean"].notna().all()
-    assert table.loc[[m for m in REPORT_COLUMNS if m not in NULL_METRICS],
+    assert table.loc[[m for m in columns if m not in NULL_METRICS],
                      "null_mean"].isna().all()
 
 
@@ -124,3 +126,17 @@ def test_validation():
         calibration_report(s, y, ci=True, level=1.0)
     with pytest.raises(ValueError, match="labels"):
         calibration_report(s, np.full(s.size, 3.0), ci=True)
+
+
+def test_clinical_columns_join_on_request():
+    s, y, _ = _data(400, seed=5)
+    plain = calibration_report(s, y)
+    full = calibration_report(s, y, clinical=True)
+    assert list(plain.index) == list(REPORT_COLUMNS)
+    assert list(full.index) == [*REPORT_COLUMNS, *CLINICAL_COLUMNS]
+    pd.testing.assert_series_equal(full[list(REPORT_COLUMNS)], plain)
+    expected = metrics.calibration_intercept_slope(s, y)
+    assert full["cal_slope"] == pytest.approx(expected.loc["slope", "estimate"], rel=1e-12)
+    assert full["ici"] == pytest.approx(metrics.calibration_errors(s, y)["ici"], rel=1e-12)
+    with pytest.raises(TypeError, match="clinical must be True or False"):
+        calibration_report(s, y, clinical="yes")

@@ -17,43 +17,52 @@ from locacal._validation import check_int, check_probabilities, check_scores_lab
 from locacal.metrics.registry import evaluate
 from locacal.metrics.report_intervals import bootstrap_intervals, null_means
 
-__all__ = ["CI_COLUMNS", "REPORT_COLUMNS", "calibration_report"]
+__all__ = ["CI_COLUMNS", "CLINICAL_COLUMNS", "REPORT_COLUMNS", "calibration_report"]
 
-#: Metrics of :func:`calibration_report`, in order (the last nine joined in version 0.2).
+#: Metrics of :func:`calibration_report`, in order (the last six joined in version 0.2).
 REPORT_COLUMNS = (
     "n", "true_mse", "brier", "calib_mse", "calib_err", "refinement", "lcs", "ece",
     "ece_thresholded", "qmse", "wmse", "accuracy", "sensitivity", "specificity", "auc",
-    "log_loss", "smece", "mcb", "dsc", "unc", "ici", "cal_intercept", "cal_slope",
-    "spiegelhalter_z",
+    "log_loss", "smece", "mcb", "dsc", "unc", "spiegelhalter_z",
 )
+#: Added by ``calibration_report(..., clinical=True)``: they fit a lowess and two logistic
+#: models, about 50x np.sort each at n = 1e6 (benchmarks/bench_report.py), so the default
+#: report, which stays O(n log n) and within 30x np.sort at 1e7, leaves them out.
+CLINICAL_COLUMNS = ("ici", "cal_intercept", "cal_slope")
 #: Columns of :func:`calibration_report` with ``ci=True``.
 CI_COLUMNS = ("value", "lower", "upper", "null_mean")
 #: A progress bar is shown when n_boot x n reaches this (about ten seconds of work).
 _PROGRESS_CELLS = 20_000_000
 
 
-def _computed(true_p: Any, weights: Any) -> tuple[str, ...]:
+def _columns(clinical: bool) -> tuple[str, ...]:
+    if not isinstance(clinical, bool):
+        raise TypeError(f"clinical must be True or False, got {clinical!r}")
+    return REPORT_COLUMNS + CLINICAL_COLUMNS if clinical else REPORT_COLUMNS
+
+
+def _computed(columns: tuple[str, ...], true_p: Any, weights: Any) -> tuple[str, ...]:
     """The report's metrics that these inputs define: no true MSE without true_p, no smooth
     ECE with weights (it has no weighted version); those are NaN in the report."""
-    return tuple(c for c in REPORT_COLUMNS
+    return tuple(c for c in columns
                  if not (c == "true_mse" and true_p is None)
                  and not (c == "smece" and weights is not None))
 
 
-def _one_report(scores: Any, labels: Any, true_p: Any, weights: Any,
-                threshold: float) -> pd.Series:
-    row = evaluate(_computed(true_p, weights), scores, labels, weights=weights, true_p=true_p,
-                   threshold=threshold)
-    return pd.Series({c: row.get(c, np.nan) for c in REPORT_COLUMNS}, name="value")
+def _one_report(scores: Any, labels: Any, true_p: Any, weights: Any, threshold: float,
+                columns: tuple[str, ...] = REPORT_COLUMNS) -> pd.Series:
+    row = evaluate(_computed(columns, true_p, weights), scores, labels, weights=weights,
+                   true_p=true_p, threshold=threshold)
+    return pd.Series({c: row.get(c, np.nan) for c in columns}, name="value")
 
 
 def _one_ci_report(scores: Any, labels: Any, true_p: Any, weights: Any, threshold: float,
-                   n_boot: int, level: float, entropy: int,
-                   tick: Callable[[], None]) -> pd.DataFrame:
-    value = _one_report(scores, labels, true_p, weights, threshold)  # validates first
+                   n_boot: int, level: float, entropy: int, tick: Callable[[], None],
+                   columns: tuple[str, ...]) -> pd.DataFrame:
+    value = _one_report(scores, labels, true_p, weights, threshold, columns)  # validates first
     s, y, w = check_scores_labels(scores, labels, weights)
     p = None if true_p is None else check_probabilities(true_p, s.size)
-    names = _computed(true_p, weights)
+    names = _computed(columns, true_p, weights)
     # one entropy for every model: the same bootstrap rows and null draws (paired comparison)
     boot_seed, null_seed = np.random.SeedSequence(entropy).spawn(2)
     lower, upper = bootstrap_intervals(names, s, y, weights=w, true_p=p, threshold=threshold,
@@ -61,7 +70,7 @@ def _one_ci_report(scores: Any, labels: Any, true_p: Any, weights: Any, threshol
                                        rng=np.random.default_rng(boot_seed), tick=tick)
     null = null_means(names, s, weights=w, threshold=threshold, n_draws=n_boot,
                       rng=np.random.default_rng(null_seed), tick=tick)
-    table = pd.DataFrame(np.nan, index=pd.Index(REPORT_COLUMNS, name="metric"),
+    table = pd.DataFrame(np.nan, index=pd.Index(columns, name="metric"),
                          columns=list(CI_COLUMNS))
     table["value"] = value
     table.loc[list(names), ["lower", "upper", "null_mean"]] = np.column_stack(
@@ -89,8 +98,9 @@ def _progress(total: int, show: bool) -> tuple[Callable[[], None], Callable[[], 
 
 @public_api
 def calibration_report(scores: Any, labels: Any, *, true_p: Any = None, weights: Any = None,
-                       threshold: float = 0.5, ci: bool = False, n_boot: int = 200,
-                       level: float = 0.95, seed: Any = None) -> pd.Series | pd.DataFrame:
+                       threshold: float = 0.5, clinical: bool = False, ci: bool = False,
+                       n_boot: int = 200, level: float = 0.95,
+                       seed: Any = None) -> pd.Series | pd.DataFrame:
     """Every metric of locacal for one model, or for several models side by side.
 
     Parameters
@@ -106,6 +116,12 @@ def calibration_report(scores: Any, labels: Any, *, true_p: Any = None, weights:
         Observation weights. The smooth ECE has no weighted version: NaN with weights.
     threshold : float, default 0.5
         Classification threshold for accuracy, sensitivity, specificity and the slides' ECE.
+    clinical : bool, default False
+        Add :data:`CLINICAL_COLUMNS`: Austin & Steyerberg's ICI (R's lowess, as
+        ``rms::val.prob``) and the calibration intercept (calibration-in-the-large) and slope
+        (:func:`~locacal.metrics.clinical.calibration_intercept_slope`). They cost a lowess
+        and two logistic fits (about 50x np.sort each at n = 1e6), which the default report
+        leaves out to stay fast on large samples.
     ci : bool, default False
         Add bootstrap intervals and the calibrated-model null expectation (below).
     n_boot : int, default 200
@@ -157,17 +173,18 @@ def calibration_report(scores: Any, labels: Any, *, true_p: Any = None, weights:
     """
     if not isinstance(ci, bool):
         raise TypeError(f"ci must be True or False, got {ci!r}")
+    columns = _columns(clinical)
     if isinstance(scores, pd.DataFrame):
         scores = {str(c): scores[c] for c in scores.columns}
     if not ci:
         if isinstance(scores, Mapping):
             rows = [
-                _one_report(v, labels, true_p, weights, threshold).rename(str(name))
+                _one_report(v, labels, true_p, weights, threshold, columns).rename(str(name))
                 for name, v in scores.items()
             ]
             table = pd.DataFrame(rows).rename_axis("model").reset_index()
-            return table[["model", *REPORT_COLUMNS]]
-        return _one_report(scores, labels, true_p, weights, threshold)
+            return table[["model", *columns]]
+        return _one_report(scores, labels, true_p, weights, threshold, columns)
     n_boot = check_int(n_boot, "n_boot", minimum=1)
     level = _check_level(level)
     entropy = int(np.random.default_rng(seed).integers(2**63))
@@ -177,7 +194,7 @@ def calibration_report(scores: Any, labels: Any, *, true_p: Any = None, weights:
                             n_boot * n * len(models) >= _PROGRESS_CELLS)
     try:
         tables = {name: _one_ci_report(v, labels, true_p, weights, threshold, n_boot, level,
-                                       entropy, tick) for name, v in models.items()}
+                                       entropy, tick, columns) for name, v in models.items()}
     finally:
         close()
     if not isinstance(scores, Mapping):
