@@ -66,6 +66,7 @@ __all__ = [
     "check_fraction",
     "check_int",
     "check_labels",
+    "check_level",
     "check_positive",
     "check_probabilities",
     "check_scores",
@@ -541,6 +542,15 @@ def check_fraction(value: Any, name: str, *, low_open: bool = True) -> float:
         interval = "(0, 1]" if low_open else "[0, 1]"
         raise ValueError(f"{name} must lie in {interval}, got {value!r}")
     return v
+
+
+def check_level(level: Any, name: str = "level") -> float:
+    """Validate a confidence level in the open interval (0, 1)."""
+    if isinstance(level, bool) or not isinstance(level, numbers.Real):
+        raise TypeError(f"{name} must be a number, got {type(level).__name__}")
+    if not 0.0 < float(level) < 1.0:
+        raise ValueError(f"{name} must lie in (0, 1), got {level!r}")
+    return float(level)
 
 
 def check_positive(value: Any, name: str) -> float:

@@ -30,8 +30,8 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from locacal._validation import (
-    check_fraction,
     check_labels,
+    check_level,
     check_scores,
     check_weights,
     public_api,
@@ -47,20 +47,12 @@ from locacal.curves.bands import (
 )
 from locacal.curves.curve import CalibrationCurve, slides_grid
 
-__all__ = ["BANDS", "BaseCalibrator", "check_level"]
+__all__ = ["BANDS", "BaseCalibrator"]
 
 #: How error messages name ``X`` and ``y``: by what they hold, the package's vocabulary.
 SCORES, LABELS = "scores", "labels"
 #: Grid of [0, 1] on which ``curve_`` shows a fitted map.
 DISPLAY_GRID = np.linspace(0.0, 1.0, 201)
-
-
-def check_level(level: Any) -> float:
-    """Validate a confidence level in the open interval (0, 1)."""
-    value = check_fraction(level, "level")
-    if value >= 1.0:
-        raise ValueError(f"level must lie in (0, 1), got {level!r}")
-    return value
 
 
 def _as_scores(X: Any, name: str) -> np.ndarray:

@@ -182,14 +182,17 @@ class ExactLocalMap:
         return z_mat, rhs.T, c0, total, has_weight
 
 
+def window_totals(sample: SortedSample, lo: np.ndarray,
+                  hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Total weight and weighted events over each ``[lo, hi)`` (counts without weights)."""
+    if sample.weights is None:
+        return (hi - lo).astype(np.float64), sample.range_sum("y", lo, hi)
+    return sample.range_sum("w", lo, hi), sample.range_sum("wy", lo, hi)
+
+
 def _window_mean(sample: SortedSample, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     """(Weighted) mean label over ``[lo, hi)``; NaN where the weights sum to 0."""
-    if sample.weights is None:
-        total = (hi - lo).astype(np.float64)
-        events = sample.range_sum("y", lo, hi)
-    else:
-        total = sample.range_sum("w", lo, hi)
-        events = sample.range_sum("wy", lo, hi)
+    total, events = window_totals(sample, lo, hi)
     ok = total > 0
     return np.where(ok, events / np.where(ok, total, 1.0), np.nan)
 

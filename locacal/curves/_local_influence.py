@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from locacal.curves._local_exact import ExactLocalMap
+from locacal.curves._local_exact import ExactLocalMap, window_totals
 from locacal.curves._local_fit import LocalParams
 from locacal.curves._local_solve import newton_step
 from locacal.curves._local_window import (
@@ -92,12 +92,7 @@ def fit_at_data(sample: SortedSample, params: LocalParams,
 def _window_mean(sample: SortedSample, lo: np.ndarray,
                  hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Weighted mean label over ``[lo, hi)`` and ``1 / sum w`` (NaN where it is 0)."""
-    if sample.weights is None:
-        total = (hi - lo).astype(np.float64)
-        events = sample.range_sum("y", lo, hi)
-    else:
-        total = sample.range_sum("w", lo, hi)
-        events = sample.range_sum("wy", lo, hi)
+    total, events = window_totals(sample, lo, hi)
     ok = total > 0
     safe = np.where(ok, total, 1.0)
     return np.where(ok, events / safe, np.nan), np.where(ok, 1.0 / safe, np.nan)

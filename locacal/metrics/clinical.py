@@ -40,7 +40,14 @@ import numpy as np
 import pandas as pd
 from scipy import special, stats
 
-from locacal._validation import check_choice, check_int, check_scores_labels, public_api, warn
+from locacal._validation import (
+    check_choice,
+    check_int,
+    check_level,
+    check_scores_labels,
+    public_api,
+    warn,
+)
 from locacal.metrics._clowess import r_lowess_fit
 
 __all__ = [
@@ -163,7 +170,7 @@ def calibration_intercept_slope(scores: Any, labels: Any, *, weights: Any = None
         finite estimate: those rows are NaN and a CalibrationWarning says why.
     """
     s, y, w = check_scores_labels(scores, labels, weights)
-    level = _check_level(level)
+    level = check_level(level)
     inside = (s > 0.0) & (s < 1.0)
     if not inside.all():
         warn(f"{int((~inside).sum())} scores equal to 0 or 1 left out of the logistic "
@@ -193,14 +200,6 @@ def calibration_intercept_slope(scores: Any, labels: Any, *, weights: Any = None
     table.loc["slope"] = _wald_row(beta[1], se[1], 1.0, z)
     table.loc["joint_intercept"] = _wald_row(beta[0], se[0], 0.0, z)
     return table
-
-
-def _check_level(level: Any) -> float:
-    if isinstance(level, bool) or not isinstance(level, int | float):
-        raise TypeError(f"level must be a number, got {type(level).__name__}")
-    if not 0.0 < float(level) < 1.0:
-        raise ValueError(f"level must lie in (0, 1), got {level!r}")
-    return float(level)
 
 
 @public_api

@@ -13,7 +13,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from locacal._validation import check_int, check_probabilities, check_scores_labels, public_api
+from locacal._validation import (
+    check_int,
+    check_level,
+    check_probabilities,
+    check_scores_labels,
+    public_api,
+)
 from locacal.metrics.registry import evaluate
 from locacal.metrics.report_intervals import bootstrap_intervals, null_means
 
@@ -76,14 +82,6 @@ def _one_ci_report(scores: Any, labels: Any, true_p: Any, weights: Any, threshol
     table.loc[list(names), ["lower", "upper", "null_mean"]] = np.column_stack(
         [lower, upper, null])
     return table
-
-
-def _check_level(level: Any) -> float:
-    if isinstance(level, bool) or not isinstance(level, int | float):
-        raise TypeError(f"level must be a number, got {type(level).__name__}")
-    if not 0.0 < float(level) < 1.0:
-        raise ValueError(f"level must lie in (0, 1), got {level!r}")
-    return float(level)
 
 
 def _progress(total: int, show: bool) -> tuple[Callable[[], None], Callable[[], None]]:
@@ -186,7 +184,7 @@ def calibration_report(scores: Any, labels: Any, *, true_p: Any = None, weights:
             return table[["model", *columns]]
         return _one_report(scores, labels, true_p, weights, threshold, columns)
     n_boot = check_int(n_boot, "n_boot", minimum=1)
-    level = _check_level(level)
+    level = check_level(level)
     entropy = int(np.random.default_rng(seed).integers(2**63))
     models = dict(scores) if isinstance(scores, Mapping) else {None: scores}
     n = len(labels) if hasattr(labels, "__len__") else 0
