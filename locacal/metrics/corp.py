@@ -18,8 +18,9 @@ import pandas as pd
 from sklearn.isotonic import isotonic_regression
 
 from locacal._validation import check_scores_labels, public_api
+from locacal.curves._local_window import sort_sample
 
-__all__ = ["CORP_TERMS", "TiedScores", "corp_decomposition"]
+__all__ = ["CORP_TERMS", "TiedScores", "corp_decomposition", "corp_from_sorted"]
 
 #: Index of the Series returned by :func:`corp_decomposition`.
 CORP_TERMS = ("score", "mcb", "dsc", "unc")
@@ -108,9 +109,13 @@ def corp_decomposition(scores: Any, labels: Any, *, weights: Any = None) -> pd.S
     if w is not None:
         keep = w > 0
         s, y, w = s[keep], y[keep], w[keep]
-    order = np.argsort(s, kind="stable")
-    s, y = s[order], y[order]
-    w = None if w is None else w[order]
+    ordered = sort_sample(s, y, w)  # ties by label, then weight: the registry's order too
+    return corp_from_sorted(ordered.scores, ordered.labels.astype(np.float64), ordered.weights)
+
+
+def corp_from_sorted(s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> pd.Series:
+    """:func:`corp_decomposition` of validated data sorted by score, positive weights only
+    (the metric registry's shared sort serves it)."""
     wv = np.ones_like(s) if w is None else w
     total = float(wv.sum())
     groups = TiedScores.from_sorted(s, w)

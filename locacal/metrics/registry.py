@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
+import numpy as np
+
 from locacal._validation import public_api
 from locacal.curves._local_engine import local_params
 from locacal.divergence import kl_divergence
@@ -38,7 +40,7 @@ from locacal.metrics.clinical import (
     calibration_intercept_slope,
     spiegelhalter_z,
 )
-from locacal.metrics.corp import corp_decomposition
+from locacal.metrics.corp import corp_decomposition, corp_from_sorted
 from locacal.metrics.local import lcs, lcs_from_sorted, wmse
 from locacal.metrics.log_score import log_loss
 from locacal.metrics.smooth_ece import smece
@@ -105,7 +107,12 @@ def _cached(key: str, table: Callable[[PreparedSample], Any],
 
 
 def _corp(sample: PreparedSample) -> Any:
-    return corp_decomposition(sample.scores, sample.labels, weights=sample.weights)
+    """CORP from the shared sort (rows of weight zero, which CORP drops, go the long way)."""
+    if sample.weights is not None and not (sample.weights > 0).all():
+        return corp_decomposition(sample.scores, sample.labels, weights=sample.weights)
+    ordered = sample.sorted
+    return corp_from_sorted(ordered.scores, ordered.labels.astype(np.float64),
+                            ordered.weights)
 
 
 def _errors(sample: PreparedSample) -> Any:
