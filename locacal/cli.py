@@ -53,8 +53,10 @@ OUTPUT_FILES = ("report.html", "metrics.csv", "curve.csv", "reliability.png")
 #: Columns of metrics.csv.
 METRICS_CSV_COLUMNS = ("model", "metric", "value", "lower", "upper", "null_mean", "meaning",
                        "reference")
-#: Default bootstrap resamples of the command line: enough for a first look at the intervals
-#: (their ends move by about a tenth of their width between runs), quick on 1e5 rows.
+#: Default bootstrap resamples of the command line, for a first look at the intervals: the
+#: Monte Carlo standard error of an interval end from 100 resamples is about 7 % of the
+#: interval's width (normal replicates: sqrt(0.025 * 0.975 / 100) / phi(1.96) = 0.27 sd,
+#: against a width of 3.92 sd). One model on 1e5 rows took 63 s on a busy 2-core machine.
 DEFAULT_N_BOOT = 100
 
 
