@@ -307,8 +307,8 @@ def _report(args: argparse.Namespace) -> None:
 def main(argv: list[str] | None = None) -> int:
     """Run the command line on ``argv`` (default ``sys.argv[1:]``); return the exit code.
 
-    0 on success; 2 on bad input or options (argparse's own usage errors too), with the
-    message on stderr.
+    0 on success; 2 on bad input or options (argparse's own usage errors too) or an output
+    folder that cannot be written, with the message on stderr.
     """
     parser = build_parser()
     try:
@@ -317,9 +317,9 @@ def main(argv: list[str] | None = None) -> int:
         return int(exit_.code or 0)
     try:
         _report(args)
-    except (InputError, ValueError) as err:
+    except (InputError, ValueError, OSError) as err:
         # InputError: our checks, with column and row; ValueError: the library's own
-        # validation of the (already checked) data, e.g. labels of a single class
+        # validation of the (already checked) data; OSError: DIR cannot be written
         print(f"locacal report: error: {err}", file=sys.stderr)
         return 2
     return 0

@@ -299,3 +299,20 @@ def test_the_locacal_script_entry_point_is_main():
         "optional-dependencies"]
     assert any(d.startswith("pyarrow") for d in extras["parquet"])
     assert any(d.startswith("pyarrow") for d in extras["test"])
+
+
+def test_parquet_without_pyarrow_says_what_to_install(tmp_path, capsys, monkeypatch):
+    path = tmp_path / "data.parquet"
+    path.write_bytes(b"PAR1")  # never read: the import fails first
+    monkeypatch.setitem(sys.modules, "pyarrow", None)  # makes `import pyarrow` fail
+    assert _run("report", path, "--score", "s", "--label", "y", "--out", tmp_path / "o") == 2
+    assert "pip install 'locacal[parquet]'" in capsys.readouterr().err
+
+
+def test_an_unwritable_output_folder_exits_2(data, tmp_path, capsys):
+    path, _ = data
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    assert _run("report", path, "--score", "good", "--label", "y", "--n-boot", "0",
+                "--quiet", "--out", blocker / "out") == 2
+    assert "locacal report: error:" in capsys.readouterr().err
