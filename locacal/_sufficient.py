@@ -19,7 +19,8 @@ Why C = 100800 = 2^6 3^2 5^2 7 cells
       represented by its cell, as the 2^16 cells of the binned density
       (:data:`locacal.density.BINNED_CELLS`, delta = 1.5e-5) do; its relative error
       (delta/h)^2 / 4 stays below 1e-6 for bandwidths h >= 0.005.
-    * Seven float64 arrays of C + 1 entries take 5.6 MB: cheap to ship between workers.
+    * Twelve float64 arrays of C or C + 1 entries take 9.7 MB: cheap to ship between
+      workers.
 
 What is exact and what is approximated (bounds stated and tested)
     * Brier score: exact (its sum is kept, not binned).
@@ -64,12 +65,27 @@ __all__ = ["CELLS", "ScoreStatistics"]
 CELLS = 100_800
 
 #: The per-cell sums, in the order they are stored.
-_CELL_SUMS = ("count", "weight", "weight_sq", "wy", "ws", "ws2", "wys")
+_CELL_SUMS = ("count", "weight", "weight_sq", "wy", "ws", "ws2", "wys",
+              "edge_count", "edge_weight", "edge_weight_sq", "edge_wy", "edge_ws")
+#: The sums that uniform bins need, and their parts at the edges.
+_BIN_SUMS = ("count", "weight", "weight_sq", "wy", "ws")
+
+
+#: The cell edges j / C, each correctly rounded (so an edge equals the float of any decimal
+#: or fraction with the same value, such as 0.35 = 35280 / C).
+EDGES = np.arange(CELLS + 1) / CELLS
 
 
 def cell_index(scores: np.ndarray) -> np.ndarray:
-    """Cell of each score: j with j/C < s <= (j + 1)/C, and 0 for s = 0."""
-    return np.clip(np.ceil(scores * CELLS).astype(np.intp) - 1, 0, CELLS - 1)
+    """Cell of each score: j with EDGES[j] < s <= EDGES[j + 1], and 0 for s = 0.
+
+    ceil(s C) - 1 may be one off where s C rounds across an integer; comparing with the
+    rounded edges settles it, so a score equal to an edge is always the top of the cell
+    below it."""
+    j = np.clip(np.ceil(scores * CELLS).astype(np.intp) - 1, 0, CELLS - 1)
+    j -= (scores <= EDGES[j]) & (j > 0)
+    j += (scores > EDGES[j + 1]) & (j < CELLS - 1)
+    return j
 
 
 @dataclass(frozen=True, eq=False)
@@ -82,6 +98,13 @@ class ScoreStatistics:
         Per cell: the number of rows, sum w, sum w^2, sum w y, sum w s, sum w s^2 and
         sum w y s (w = 1 without weights). The last two, with the others, are what a binned
         local-linear fit needs.
+    edge_count, edge_weight, edge_weight_sq, edge_wy, edge_ws : ndarray, shape (CELLS + 1,)
+        The same sums over the rows whose score equals the edge EDGES[j] exactly (they are
+        also counted in cell j - 1, whose top they are). A uniform bin edge of
+        :mod:`locacal.curves.binning` is ``linspace(0, 1, B + 1)[b]`` = fl(b fl(1/B)), which
+        may be one unit in the last place off the correctly rounded edge; rounded scores
+        (0.35, 0.3) sit exactly on the edges, and these sums put them on the side the
+        in-memory bins put them.
     brier_sum : float
         sum w (y - s)^2 over all rows, exactly.
     min_score, max_score : float
@@ -95,6 +118,11 @@ class ScoreStatistics:
     ws: np.ndarray
     ws2: np.ndarray
     wys: np.ndarray
+    edge_count: np.ndarray
+    edge_weight: np.ndarray
+    edge_weight_sq: np.ndarray
+    edge_wy: np.ndarray
+    edge_ws: np.ndarray
     brier_sum: float
     min_score: float
     max_score: float
@@ -121,10 +149,19 @@ class ScoreStatistics:
         def per_cell(values: np.ndarray) -> np.ndarray:
             return np.bincount(j, weights=values, minlength=CELLS)
 
+        on_edge = s == EDGES[j + 1]
+        top = j[on_edge] + 1
+
+        def per_edge(values: np.ndarray) -> np.ndarray:
+            return np.bincount(top, weights=values[on_edge], minlength=CELLS + 1)
+
         return cls(
             count=np.bincount(j, minlength=CELLS).astype(np.float64),
             weight=per_cell(wt), weight_sq=per_cell(wt * wt), wy=per_cell(wy),
             ws=per_cell(ws), ws2=per_cell(ws * s), wys=per_cell(wy * s),
+            edge_count=np.bincount(top, minlength=CELLS + 1).astype(np.float64),
+            edge_weight=per_edge(wt), edge_weight_sq=per_edge(wt * wt), edge_wy=per_edge(wy),
+            edge_ws=per_edge(ws),
             brier_sum=float(np.dot(wt, (y - s) ** 2)),
             min_score=float(s.min()), max_score=float(s.max()),
         )
@@ -173,25 +210,34 @@ class ScoreStatistics:
 
     def uniform_bins(self, bins: int = 10) -> BinStatistics:
         """Statistics of the ``bins`` uniform bins of :mod:`locacal.curves.binning` that hold
-        weight, exactly: each bin is a union of C / bins whole cells."""
+        weight, exactly: each bin is a union of C / bins whole cells, and the scores equal to
+        an inner edge move to the bin above when the in-memory edge
+        ``linspace(0, 1, bins + 1)[b]`` lies below them. Only a score strictly between the
+        two roundings of an edge (one unit in the last place apart; no decimal or fraction
+        is) could be binned differently."""
         bins = check_int(bins, "bins", minimum=1)
         if CELLS % bins:
             raise ValueError(f"bins must divide the {CELLS} cells for exact uniform bins; "
                              f"got {bins}")
 
-        def per_bin(values: np.ndarray) -> np.ndarray:
-            return values.reshape(bins, CELLS // bins).sum(axis=1)
-
-        weight = per_bin(self.weight)
-        keep = weight > 0
-        count = per_bin(self.count)[keep]
+        edges = np.linspace(0.0, 1.0, bins + 1)
+        inner = np.arange(1, bins) * (CELLS // bins)      # cell edges at the inner bin edges
+        moves = EDGES[inner] > edges[1:-1]                 # in memory, s = EDGES[j] > edge
+        per_bin = {}
+        for name in _BIN_SUMS:
+            sums = getattr(self, name).reshape(bins, CELLS // bins).sum(axis=1)
+            atoms = np.where(moves, getattr(self, "edge_" + name)[inner], 0.0)
+            sums[:-1] -= atoms
+            sums[1:] += atoms
+            per_bin[name] = sums
+        keep = per_bin["weight"] > 0
+        count = per_bin["count"][keep]
         small = count < 10
         if small.any():  # the warning of the in-memory bins
             warn(f"{int(small.sum())} bin(s) hold fewer than 10 observations: their "
                  "estimates are noisy")
-        return BinStatistics(count, weight[keep],
-                             per_bin(self.weight_sq)[keep], per_bin(self.wy)[keep],
-                             per_bin(self.ws)[keep], np.linspace(0.0, 1.0, bins + 1)[1:][keep])
+        return BinStatistics(count, per_bin["weight"][keep], per_bin["weight_sq"][keep],
+                             per_bin["wy"][keep], per_bin["ws"][keep], edges[1:][keep])
 
     def ece(self, bins: int = 10) -> float:
         """ECE on uniform bins, exactly :func:`locacal.ece` with ``strategy="uniform"``."""
