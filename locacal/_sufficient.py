@@ -46,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from locacal._validation import check_int, check_scores_labels, warn
+from locacal._validation import as_1d_float, check_int, check_scores_labels, warn
 from locacal.curves._bins import BinStatistics
 from locacal.curves._local_engine import local_params
 from locacal.curves._local_window import effective_count
@@ -133,15 +133,23 @@ class ScoreStatistics:
     def from_arrays(cls, scores: Any, labels: Any, weights: Any = None) -> ScoreStatistics:
         """The statistics of one chunk, in one pass (validated by
         :func:`locacal._validation.check_scores_labels`; rows of weight zero are dropped, as
-        :func:`locacal.lcs` drops them). Single-class and constant-score warnings are left
-        to the merged whole, since a chunk may legitimately hold one class."""
+        :func:`locacal.lcs` drops them). Weights are relative across the whole sample, so
+        every chunk's weights must be on the same scale; they are summed as given.
+        Single-class and constant-score warnings are left to the merged whole, since a chunk
+        may legitimately hold one class."""
         s, y, w = check_scores_labels(scores, labels, weights, warn_one_class=False,
                                       warn_class_predictions=False)
         if w is not None:
+            # check_weights divides by the chunk's largest weight; chunks must share one
+            # scale, so the validated weights are used as given
+            w = as_1d_float(weights, "weights")
             keep = w > 0
             s, y, w = s[keep], y[keep], w[keep]
-            if s.size == 0:
-                raise ValueError("weights are all zero: the chunk holds no observation")
+            with np.errstate(over="ignore"):
+                square_sum = np.dot(w, w)
+            if not np.isfinite(square_sum):
+                raise ValueError("weights are too large: their squares overflow; rescale "
+                                 "every chunk by the same factor")
         j = cell_index(s)
         wt = np.ones_like(s) if w is None else w
         wy, ws = wt * y, wt * s
