@@ -25,6 +25,9 @@ Why C = 100800 = 2^6 3^2 5^2 7 cells
 What is exact and what is approximated (bounds stated and tested)
     * Brier score: exact (its sum is kept, not binned).
     * Uniform bins (ECE, QMSE, bin statistics): exact, see above.
+    * Quantile bins: the breaks need global quantiles; each is placed at the top of the cell
+      holding its order statistic, so only rows of that cell may change bin, and the ECE
+      moves by at most twice their weight share (:meth:`ScoreStatistics.quantile_bins`).
     * The reflected density of the LCS: linear binning of the scores on the nodes k/C is
       exact from the cell sums of w and w s (a score's share of the right node is s C - j),
       then :func:`locacal.density.reflected_sum_from_mass` as in the binned density. Its
@@ -46,6 +49,7 @@ from typing import Any
 
 import numpy as np
 
+from locacal._quantile import _POSITION_SLACK
 from locacal._validation import as_1d_float, check_int, check_scores_labels, warn
 from locacal.curves._bins import BinStatistics
 from locacal.curves._local_engine import local_params
@@ -86,6 +90,15 @@ def cell_index(scores: np.ndarray) -> np.ndarray:
     j -= (scores <= EDGES[j]) & (j > 0)
     j += (scores > EDGES[j + 1]) & (j < CELLS - 1)
     return j
+
+
+def _order_stat_cells(mass: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    """Index of the cell holding each 0-based order statistic: the first cell whose
+    cumulative mass reaches position + 1 (slack as :func:`locacal._quantile.quantile_type7`
+    allows for the rounding of the cumulative sum)."""
+    cum = np.cumsum(mass)
+    idx = np.searchsorted(cum, positions + 1.0 - _POSITION_SLACK * cum[-1], side="left")
+    return np.minimum(idx, mass.size - 1)
 
 
 @dataclass(frozen=True, eq=False)
@@ -257,34 +270,80 @@ class ScoreStatistics:
 
     # ------------------------------------------------------------------ density
 
+    def _row_mass(self) -> tuple[np.ndarray, float]:
+        """Each cell's weight normalised so that all rows sum to their number n (the weights
+        of :func:`locacal._quantile.quantile_type7`; the counts without weights), and n."""
+        rows = float(self.count.sum())
+        return self.weight * (rows / self.total_weight), rows
+
     def _reflected_quartiles(self) -> tuple[float, float]:
         """Type-7 quartiles of the reflected sample ``c(-s, s, 2 - s)`` from the cells.
 
         Order statistic j (0-based) of the reflected sample lies in the first cell whose
         cumulative normalised weight reaches j + 1 (as in :func:`locacal._quantile.
-        quantile_type7`: weights normalised to sum to the number of rows); it is represented
-        by that cell's mean score, within one cell width of it.
+        quantile_type7`); it is represented by that cell's mean score, within one cell width
+        of it, and so is their interpolation.
         """
+        mass, rows = self._row_mass()
         filled = self.weight > 0
-        rows = float(self.count[filled].sum())
-        mass = self.weight[filled] * (rows / self.total_weight)
+        mass = mass[filled]
         mean = self.ws[filled] / self.weight[filled]
         masses = np.concatenate([mass[::-1], mass, mass[::-1]])
         values = np.concatenate([-mean[::-1], mean, 2.0 - mean[::-1]])
-        cum = np.cumsum(masses)
-        last = values.size - 1
+        pos = (3.0 * rows - 1.0) * np.array([0.25, 0.75])
+        lo = np.floor(pos)
+        a = values[_order_stat_cells(masses, lo)]
+        b = values[_order_stat_cells(masses, np.minimum(lo + 1.0, 3.0 * rows - 1.0))]
+        q = a + (pos - lo) * (b - a)
+        return float(q[0]), float(q[1])
 
-        def order_stat(j: float) -> float:
-            idx = int(np.searchsorted(cum, j + 1.0 - 1e-9 * cum[-1], side="left"))
-            return float(values[min(idx, last)])
+    def quantile_bins(self, bins: int = 10) -> tuple[BinStatistics, float]:
+        """Approximately the ``bins`` quantile bins of :mod:`locacal.curves.binning`, and a
+        bound on the ECE's change.
 
-        out = []
-        for prob in (0.25, 0.75):
-            pos = (3.0 * rows - 1.0) * prob
-            lo = np.floor(pos)
-            a = order_stat(lo)
-            out.append(a + (pos - lo) * (order_stat(min(lo + 1.0, 3.0 * rows - 1.0)) - a))
-        return out[0], out[1]
+        The break at probability p interpolates order statistics j = floor((n - 1) p) and
+        j + 1; every row at or below order statistic j falls below it and every row from
+        order statistic j + 1 on above it (the break lies in between, or equals order
+        statistic j). The cells cut at the top of the cell c_j holding order statistic j,
+        so only rows of that one cell can land in the other bin. Moving rows of weight m
+        between two bins changes each bin's |sum w (y - s)| by at most m, so
+
+        .. math:: |\\widetilde{\\mathrm{ECE}} - \\mathrm{ECE}| \\le
+            \\frac{2}{W} \\sum_{\\text{inner breaks}} A_j
+
+        with W the total weight and A_j the weight of the rows of c_j ranked above j (from
+        the cumulative normalised weights: n cum(c_j) - j - 1 rows' worth, scaled by W/n).
+        It is 0 when each c_j ends at order statistic j, and loose with ties (tied rows
+        above rank j share the break's side). The bins' ``upper`` are the cut cells' top
+        edges.
+        """
+        bins = check_int(bins, "bins", minimum=1)
+        mass, rows = self._row_mass()
+        pos = (rows - 1.0) * np.arange(1, bins) / bins
+        ranks = np.floor(pos)
+        cells = _order_stat_cells(mass, ranks)
+        # rows of the cut cells ranked above j, the only ones that may change bin
+        above = np.maximum(np.cumsum(mass)[cells] - (ranks + 1.0), 0.0)
+        error = 2.0 * float(above.sum()) / rows
+        cut = np.unique(cells)
+        cut = cut[cut < CELLS - 1]
+        if cut.size < bins - 1:
+            warn(f"tied scores leave {cut.size + 1} distinct quantile bins of the {bins} "
+                 "requested")
+        bounds = np.concatenate([[0], cut + 1, [CELLS]])
+        per_bin = {name: np.add.reduceat(getattr(self, name), bounds[:-1])
+                   for name in _BIN_SUMS}
+        keep = per_bin["weight"] > 0
+        stats = BinStatistics(per_bin["count"][keep], per_bin["weight"][keep],
+                              per_bin["weight_sq"][keep], per_bin["wy"][keep],
+                              per_bin["ws"][keep], EDGES[bounds[1:]][keep])
+        return stats, error
+
+    def ece_quantile(self, bins: int = 10) -> tuple[float, float]:
+        """ECE on approximate quantile bins and the bound on its distance to
+        :func:`locacal.ece` (``strategy="quantile"``), see :meth:`quantile_bins`."""
+        stats, error = self.quantile_bins(bins)
+        return ece_from_bins(stats), error
 
     def reflected_bandwidth(self) -> float:
         """:func:`locacal.density.reflected_bandwidth` from the cells: n_eff and the sd
