@@ -248,7 +248,15 @@ def _binned_gauss_sum(points: np.ndarray, scores: np.ndarray, weights: np.ndarra
     interpolation between nodes. Both steps err by at most about (delta/h)^2 / 8 relative,
     delta = 1/cells.
     """
-    mass = _linear_binning(scores, weights, cells, is_sorted)
+    return reflected_sum_from_mass(points, _linear_binning(scores, weights, cells, is_sorted),
+                                   bandwidth, cells)
+
+
+def reflected_sum_from_mass(points: np.ndarray, mass: np.ndarray, bandwidth: float,
+                            cells: int) -> np.ndarray:
+    """The reflected kernel sum of masses on the ``cells + 1`` nodes k / cells of [0, 1] (a
+    linear binning), at ``points``: the convolution step of :func:`_binned_gauss_sum`, also
+    used by the mergeable statistics of :mod:`locacal._sufficient`."""
     extended = np.zeros(3 * cells + 1)
     extended[cells:2 * cells + 1] += mass        # s on [0, 1]
     extended[:cells + 1] += mass[::-1]           # -s on [-1, 0]
