@@ -24,8 +24,10 @@ Rules for the callables: they must not return or leak R objects (rpy2 ``Sexp``) 
 caller, since releasing an R object from another thread races with R's memory manager;
 return NumPy arrays and plain Python values. The frames of an exception's traceback are
 cleared on this thread before the exception is handed to the caller, for the same reason.
-After ``os.fork()`` the child starts a fresh R thread on first use (threads do not survive a
-fork); the R state it inherits is the parent's.
+A process forked after R started (``multiprocessing``'s "fork" start method) refuses R with a
+clear error: the R state it inherits belongs to a thread that does not exist in the child,
+and using it there was measured to hang. The "spawn" and "forkserver" start methods and
+joblib's default (loky) workers start their own R and give the same numbers.
 """
 
 from __future__ import annotations
@@ -94,8 +96,17 @@ _lock = threading.Lock()
 _server: _RThread | None = None
 
 
+#: Set in a child forked after R started in its parent: R is unusable there.
+_forked_after_r = False
+
+
 def _get_server() -> _RThread:
     global _server
+    if _forked_after_r:
+        raise RuntimeError(
+            "R was started in the parent process before this process was forked; R cannot "
+            "run in a forked copy (its state belongs to a thread that no longer exists). Use "
+            "the 'spawn' or 'forkserver' start method, or joblib's default (loky) workers.")
     with _lock:
         if _server is None:
             _server = _RThread()
@@ -103,7 +114,8 @@ def _get_server() -> _RThread:
 
 
 def _forget_server_after_fork() -> None:
-    global _lock, _server
+    global _forked_after_r, _lock, _server
+    _forked_after_r = _forked_after_r or _server is not None
     _lock = threading.Lock()
     _server = None
 
