@@ -50,7 +50,13 @@ from typing import Any
 import numpy as np
 
 from locacal._quantile import _POSITION_SLACK
-from locacal._validation import as_1d_float, check_int, check_scores_labels, warn
+from locacal._validation import (
+    as_1d_float,
+    check_int,
+    check_scores_labels,
+    positive_weight_rows,
+    warn,
+)
 from locacal.curves._bins import BinStatistics
 from locacal.curves._local_engine import local_params
 from locacal.curves._local_window import effective_count
@@ -155,9 +161,7 @@ class ScoreStatistics:
         if w is not None:
             # check_weights divides by the chunk's largest weight; chunks must share one
             # scale, so the validated weights are used as given
-            w = as_1d_float(weights, "weights")
-            keep = w > 0
-            s, y, w = s[keep], y[keep], w[keep]
+            s, y, w = positive_weight_rows(s, y, as_1d_float(weights, "weights"))
             with np.errstate(over="ignore"):
                 square_sum = np.dot(w, w)
             if not np.isfinite(square_sum):

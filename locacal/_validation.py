@@ -71,6 +71,7 @@ __all__ = [
     "check_probabilities",
     "check_scores",
     "check_scores_labels",
+    "positive_weight_rows",
     "public_api",
     "warn",
 ]
@@ -542,6 +543,17 @@ def check_fraction(value: Any, name: str, *, low_open: bool = True) -> float:
         interval = "(0, 1]" if low_open else "[0, 1]"
         raise ValueError(f"{name} must lie in {interval}, got {value!r}")
     return v
+
+
+def positive_weight_rows(scores: np.ndarray, labels: np.ndarray,
+                         weights: np.ndarray | None) -> tuple[np.ndarray, np.ndarray,
+                                                              np.ndarray | None]:
+    """The rows with positive weight (a case of weight zero is not in the sample); the arrays
+    themselves when no weight is zero."""
+    if weights is None or (weights > 0).all():
+        return scores, labels, weights
+    keep = weights > 0
+    return scores[keep], labels[keep], weights[keep]
 
 
 def check_level(level: Any, name: str = "level") -> float:

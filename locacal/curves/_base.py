@@ -34,6 +34,7 @@ from locacal._validation import (
     check_level,
     check_scores,
     check_weights,
+    positive_weight_rows,
     public_api,
     warn,
 )
@@ -117,9 +118,7 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
         s = _as_scores(X, SCORES)
         d = check_labels(y, s.size, LABELS)
         w = check_weights(sample_weight, s.size, "sample_weight")
-        if w is not None and not (w > 0).all():  # a case of weight zero is not in the sample
-            keep = w > 0
-            s, d, w = s[keep], d[keep], w[keep]
+        s, d, w = positive_weight_rows(s, d, w)
         present = d
         if present.size < 2:
             raise ValueError("a calibration map needs at least 2 observations with positive "

@@ -148,8 +148,9 @@ class LocalRegressionCalibrator(BaseCalibrator):
     under-covers g where g is curved (``benchmarks/coverage_bands.py``). ``counts`` are the
     observations with positive weight within ``h(t)``.
 
-    Observations of zero weight still count among the ``floor(n nn)`` neighbours, as in
-    locfit, so with ``nn`` an integer weight is not a duplicated row.
+    Rows of weight zero are dropped before the fit (they are not in the sample). The other
+    rows count one each among the ``floor(n nn)`` neighbours, as in locfit, so with ``nn`` an
+    integer weight is not a duplicated row.
 
     References
     ----------

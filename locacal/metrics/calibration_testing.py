@@ -22,7 +22,13 @@ from typing import Any
 
 import numpy as np
 
-from locacal._validation import check_choice, check_int, check_scores_labels, public_api
+from locacal._validation import (
+    check_choice,
+    check_int,
+    check_scores_labels,
+    positive_weight_rows,
+    public_api,
+)
 from locacal.metrics._null_statistics import (
     BatchBuilder,
     binned_batch,
@@ -236,9 +242,7 @@ def calibration_test(scores: Any, labels: Any, *, statistic: str = "lcs", method
     118(8), e2016191118 (CORP, consistency bands and reliabilitydiag).
     """
     s, y, w = check_scores_labels(scores, labels, weights)
-    if w is not None and not (w > 0).all():  # rows of weight zero are not in the sample
-        keep = w > 0
-        s, y, w = s[keep], y[keep], w[keep]
+    s, y, w = positive_weight_rows(s, y, w)
     check_choice(statistic, tuple(STATISTICS), "statistic")
     check_choice(method, METHODS, "method")
     n_resamples = check_int(n_resamples, "n_resamples", minimum=1)

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from sklearn.isotonic import isotonic_regression
 
-from locacal._validation import check_scores_labels, public_api
+from locacal._validation import check_scores_labels, positive_weight_rows, public_api
 from locacal.curves._local_window import sort_sample
 
 __all__ = ["CORP_TERMS", "TiedScores", "corp_decomposition", "corp_from_sorted"]
@@ -106,9 +106,7 @@ def corp_decomposition(scores: Any, labels: Any, *, weights: Any = None) -> pd.S
     with ``SquaredError`` (its miscalibration, discrimination, uncertainty and score).
     """
     s, y, w = check_scores_labels(scores, labels, weights)
-    if w is not None:
-        keep = w > 0
-        s, y, w = s[keep], y[keep], w[keep]
+    s, y, w = positive_weight_rows(s, y, w)
     ordered = sort_sample(s, y, w)  # ties by label, then weight: the registry's order too
     return corp_from_sorted(ordered.scores, ordered.labels.astype(np.float64), ordered.weights)
 

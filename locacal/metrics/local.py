@@ -18,6 +18,7 @@ from locacal._validation import (
     check_fraction,
     check_int,
     check_scores_labels,
+    positive_weight_rows,
     public_api,
 )
 from locacal.curves._local_engine import EVALUATIONS, estimate_sorted, local_params
@@ -86,9 +87,7 @@ def lcs(scores: Any, labels: Any, *, weights: Any = None, nn: float = 0.15, degr
     params = local_params(degree, nn, None, kernel)
     check_choice(evaluation, EVALUATIONS, "evaluation")
     grid_size = check_int(grid_size, "grid_size", minimum=2)
-    if w is not None and not (w > 0).all():  # rows of weight zero are not in the sample
-        keep = w > 0
-        s, y, w = s[keep], y[keep], w[keep]
+    s, y, w = positive_weight_rows(s, y, w)
     # one sort serves the fit and the density's bandwidth
     return lcs_from_sorted(sort_sample(s, y, w), params, evaluation, grid_size)
 
@@ -221,9 +220,8 @@ def wmse(scores: Any, labels: Any, *, weights: Any = None, nn: float = 0.15,
     s, y, w = check_scores_labels(scores, labels, weights)
     nn = check_fraction(nn, "nn")
     grid_size = check_int(grid_size, "grid_size", minimum=2)
-    if w is not None:  # rows of weight zero are not neighbours
-        keep = w > 0
-        s, y, w = s[keep], y[keep], w[keep]
+    s, y, w = positive_weight_rows(s, y, w)  # rows of weight zero are not neighbours
+    if w is not None:
         w, _ = normalised_weights(w)  # sum to the number of rows: k keeps its unit meaning
     k = min(max(float(np.round(s.size * nn)), 1.0), float(s.size))
     grid = np.linspace(0.0, 1.0, grid_size)
