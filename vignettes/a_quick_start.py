@@ -35,6 +35,8 @@
 
 # %%
 # %matplotlib inline
+import warnings
+
 import matplotlib.pyplot as plt
 import pandas as pd
 
@@ -94,7 +96,7 @@ curve.to_frame().iloc[::12]
 
 # %%
 report = locacal.calibration_report({"score": s, "true p": p}, d, true_p=p)
-report.set_index("model").T
+report.set_index("model").transpose()
 
 # %% [markdown]
 # The true probabilities have the same AUC as the score (one is an increasing function of the
@@ -129,8 +131,6 @@ print(f"LCS = {test.statistic:.4f}, p-value = {test.pvalue:.3f} "
 # silence those two messages for this call.
 
 # %%
-import warnings
-
 train, calibration, test_set = locacal.split(data, seed=0)
 with warnings.catch_warnings():
     warnings.filterwarnings("ignore", message="tied scores leave|.* hold fewer than",
@@ -156,8 +156,8 @@ comparison.set_index("model")[["lcs", "ece", "brier", "true_mse", "auc"]]
 
 # %%
 ax = locacal.calibration_curve(test_set["score"], test_set["label"]).plot(label="before")
+ax.set_title("Test split, before and after recalibration")
 ax = locacal.calibration_curve(fixed, test_set["label"]).plot(ax=ax, label="after beta")
-ax.set_title("Test split, before and after recalibration");
 
 # %% [markdown]
 # ## Where next

@@ -44,6 +44,7 @@ from sklearn.preprocessing import FunctionTransformer, OneHotEncoder
 
 import locacal
 from locacal.plotting import plot_score_histogram
+from locacal.studies import calibrated_scores_study, slides_recalibration_study, study_summary
 
 pd.set_option("display.precision", 4)
 
@@ -259,8 +260,6 @@ print(f"test LCS: balanced {locacal.lcs(test['balanced'], test['claim']):.5f}, "
 # `slides_recalibration_study(200, seed=2024, gamma=3.0)`.
 
 # %%
-from locacal.studies import calibrated_scores_study, slides_recalibration_study, study_summary
-
 with warnings.catch_warnings():
     warnings.filterwarnings("ignore", message="tied scores leave|.* hold fewer than",
                             category=locacal.CalibrationWarning)

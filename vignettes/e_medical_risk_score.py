@@ -124,7 +124,7 @@ pd.concat({name: locacal.calibration_intercept_slope(test[name], test["diabetes"
 
 # %%
 pd.DataFrame({name: locacal.calibration_errors(test[name], test["diabetes"])
-              for name in models}).T
+              for name in models}).transpose()
 
 # %% [markdown]
 # Both scores discriminate alike (AUC about 0.83). The logistic model's slope is below 1 (its
