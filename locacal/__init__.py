@@ -21,6 +21,7 @@ __version__ = "0.1.0"
 #: Public name -> the module that defines it.
 _EXPORTS = {
     "calibration_curve": "locacal.curves",
+    "ReliabilityDisplay": "locacal.display",
     "CalibrationCurve": "locacal.curves.curve",
     "make_calibrator": "locacal.curves",
     "smoothing_table": "locacal.curves.selection",
@@ -88,6 +89,7 @@ __all__ = [
     "LowessCalibrator",
     "PlattCalibrator",
     "RecalibrationResult",
+    "ReliabilityDisplay",
     "accuracy",
     "auc",
     "brier_decomposition",
@@ -150,6 +152,7 @@ if TYPE_CHECKING:  # for static analysers and IDEs; nothing is imported at run t
         make_calibrator,
         smoothing_table,
     )
+    from locacal.display import ReliabilityDisplay
     from locacal.divergence import kl_divergence
     from locacal.metrics import (
         accuracy,
