@@ -17,8 +17,8 @@ if TYPE_CHECKING:
 
     from locacal.curves.curve import CalibrationCurve
 
-__all__ = ["OKABE_ITO", "plot_curve", "plot_curves", "plot_score_histogram",
-           "reliability_diagram"]
+__all__ = ["OKABE_ITO", "plot_curve", "plot_curves", "plot_metric_bars",
+           "plot_score_histogram", "reliability_diagram"]
 
 #: The Okabe-Ito palette (Okabe & Ito 2008; Wong 2011, Nature Methods 8, 441), told apart
 #: under the common colour-vision deficiencies, ordered for lines on white: blue,
@@ -75,6 +75,24 @@ def plot_curves(curves: Mapping[str, CalibrationCurve], ax: Axes | None = None, 
     ax = _axes(ax)
     for i, (name, curve) in enumerate(curves.items()):
         plot_curve(curve, ax=ax, band=band, label=name, color=palette(i))
+    return ax
+
+
+def plot_metric_bars(table: Any, metric: str, ax: Axes | None = None) -> Axes:
+    """Grouped bars of one metric from a table indexed by ``(model, method)``: one group per
+    model, one bar (an Okabe-Ito colour) per method. Returns the Axes."""
+    import pandas as pd
+
+    ax = _axes(ax)
+    wide = pd.Series(table[metric]).unstack("method")
+    width = 0.8 / max(wide.shape[1], 1)
+    x = np.arange(wide.shape[0])
+    for j, method in enumerate(wide.columns):
+        ax.bar(x + (j - (wide.shape[1] - 1) / 2) * width, wide[method], width=width,
+               label=str(method), color=palette(j))
+    ax.set_xticks(x, [str(m) for m in wide.index], rotation=20, ha="right")
+    ax.set_ylabel(metric)
+    ax.legend(frameon=False, fontsize="small")
     return ax
 
 
