@@ -58,7 +58,7 @@ _EXPORTS = {
     "smece": "locacal.metrics.smooth_ece",
     "log_loss": "locacal.metrics.log_score",
     "calibration_test": "locacal.metrics.calibration_testing",
-    "split": "locacal.recalibration.split",
+    "split": "locacal.recalibration",  # not .split: that names the module, not the function
     "recalibrate": "locacal.recalibration.workflow",
     "RecalibrationResult": "locacal.recalibration.workflow",
     "run_simulation": "locacal.studies.simulation",
