@@ -58,7 +58,8 @@ _EXPORTS = {
     "smece": "locacal.metrics.smooth_ece",
     "log_loss": "locacal.metrics.log_score",
     "calibration_test": "locacal.metrics.calibration_testing",
-    "split": "locacal.recalibration",  # not .split: that names the module, not the function
+    # the package, not its module `split` (a module named like the export is returned as is)
+    "split": "locacal.recalibration",
     "recalibrate": "locacal.recalibration.workflow",
     "RecalibrationResult": "locacal.recalibration.workflow",
     "run_simulation": "locacal.studies.simulation",

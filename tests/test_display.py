@@ -33,6 +33,7 @@ from locacal.metrics.report import (
     REPORT_COLUMNS,
 )
 from locacal.plotting import OKABE_ITO
+from locacal.recalibration import split
 from locacal.studies.real_data import RealDataStudy
 
 pytestmark = pytest.mark.filterwarnings("ignore::locacal.CalibrationWarning")
@@ -56,7 +57,7 @@ def sample():
 @pytest.fixture(scope="module")
 def recal():
     data = simulate.logistic_dgp(900, gamma=3.0, seed=1)
-    return locacal.recalibrate(*locacal.split(data, seed=1), methods=("platt", "isotonic"),
+    return locacal.recalibrate(*split(data, seed=1), methods=("platt", "isotonic"),
                                true_p="true_p")
 
 

@@ -90,10 +90,3 @@ def test_partition_property(n, seed, weights):
     np.testing.assert_array_equal(np.sort(np.concatenate(parts)), np.arange(n))
     assert len(parts[1]) == np.floor(p[1] * n + 0.5)
     assert len(parts[2]) == np.floor(p[2] * n + 0.5)
-
-
-def test_top_level_split_is_the_function():
-    # the lazy export once resolved locacal.split to the module locacal.recalibration.split
-    import locacal
-
-    assert locacal.split is split
