@@ -40,6 +40,9 @@ def _axes(ax: Axes | None) -> Axes:
 
 
 def _diagonal(ax: Axes) -> None:
+    """The reference diagonal; it also sets the Axes' colour cycle to :data:`OKABE_ITO`, so
+    that curves overlaid by successive ``plot`` calls stay colour-blind safe."""
+    ax.set_prop_cycle(color=list(OKABE_ITO))
     ax.plot([0, 1], [0, 1], color="0.5", linestyle="--", linewidth=1, label="_diagonal")
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)

@@ -110,6 +110,10 @@ def test_calibration_curve(sample):
     assert any(isinstance(c, PolyCollection) for c in ax.collections)  # the band
     assert list(curve.to_frame().columns) == ["score", "estimate", "lower", "upper", "count",
                                               "method"]
+    # curves overlaid by successive calls take the Okabe-Ito colours in order
+    ax = curve.plot(label="first")
+    locacal.calibration_curve(s, y, method="binning").plot(ax=ax, label="second")
+    assert [line.get_color() for line in ax.lines[1:]] == list(OKABE_ITO[:2])
 
 
 def test_smoothing_table(sample):
