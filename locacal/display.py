@@ -150,6 +150,8 @@ class ReliabilityDisplay:
         """
         from locacal.curves import calibration_curve
 
+        if not isinstance(plot, bool):
+            raise TypeError(f"plot must be True or False, got {plot!r}")
         models = _named_scores(scores, name)
         curves, kept, y = {}, {}, None
         for model, values in models.items():
@@ -165,6 +167,7 @@ class ReliabilityDisplay:
         return display
 
     @classmethod
+    @public_api
     def from_estimator(cls, estimator: Any, X: Any, y: Any, *, method: str = "local",
                        band: str | None = "pointwise", weights: Any = None,
                        pos_label: Any = None, name: str | None = None,
