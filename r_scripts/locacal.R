@@ -72,7 +72,13 @@ locacal_use_python <- function(python = NULL) {
 .locacal <- function() {
   if (is.null(.locacal_state$module)) {
     if (!reticulate::py_available(initialize = FALSE)) locacal_use_python()
-    .locacal_state$module <- reticulate::import("locacal", convert = FALSE)
+    .locacal_state$module <- tryCatch(
+      reticulate::import("locacal", convert = FALSE),
+      error = function(e) stop("locacal cannot be imported in the Python reticulate uses (",
+                               reticulate::py_config()$python, "): ", trimws(conditionMessage(e)),
+                               "; install it there (pip install locacal) or call ",
+                               "locacal_use_python() with the right Python first",
+                               call. = FALSE))
     .locacal_state$helpers <- reticulate::py_run_string(.locacal_helpers_code, local = TRUE,
                                                          convert = FALSE)
   }
