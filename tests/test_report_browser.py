@@ -4,7 +4,8 @@ The page must show something (the screenshot is not blank and holds the coloured
 log nothing to the browser console (no script error, no console message). A second page with
 a script error and a broken image checks that these two checks can fail.
 
-Skipped only when no Chromium binary exists; with ``LOCACAL_REQUIRE_BROWSER`` (``.ci/run``
+Skipped only when no Chromium binary exists (``chromium``, ``chromium-browser``,
+``google-chrome``, or the one ``LOCACAL_CHROMIUM`` names); with ``LOCACAL_REQUIRE_BROWSER`` (``.ci/run``
 sets it) or ``CI`` set, a missing browser is a failure. With ``LOCACAL_ARTIFACTS`` set, the
 report and its screenshot are copied into that folder (``report-screenshot.png``).
 """
@@ -44,10 +45,10 @@ MIN_COLOURED = 0.003
 
 def _browser() -> str:
     explicit = os.environ.get("LOCACAL_CHROMIUM")
-    found = shutil.which(explicit) if explicit else None
-    found = found or next((p for p in map(shutil.which, CANDIDATES) if p), None)
+    names = (explicit,) if explicit else CANDIDATES
+    found = next((p for p in map(shutil.which, names) if p), None)
     if found is None:
-        reason = (f"no Chromium binary ({', '.join(CANDIDATES)}; or set LOCACAL_CHROMIUM): "
+        reason = (f"no Chromium binary ({', '.join(names)}; or set LOCACAL_CHROMIUM): "
                   "`apt-get install chromium` (.ci/install-test-env.sh tries it)")
         if BROWSER_REQUIRED:
             pytest.fail(f"LOCACAL_REQUIRE_BROWSER is set but there is {reason}")
