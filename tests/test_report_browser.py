@@ -5,9 +5,10 @@ log nothing to the browser console (no script error, no console message). A seco
 a script error and a broken image checks that these two checks can fail.
 
 Skipped only when no Chromium binary exists (``chromium``, ``chromium-browser``,
-``google-chrome``, or the one ``LOCACAL_CHROMIUM`` names); with ``LOCACAL_REQUIRE_BROWSER`` (``.ci/run``
-sets it) or ``CI`` set, a missing browser is a failure. With ``LOCACAL_ARTIFACTS`` set, the
-report and its screenshot are copied into that folder (``report-screenshot.png``).
+``google-chrome``, or the one ``LOCACAL_CHROMIUM`` names); with ``LOCACAL_REQUIRE_BROWSER``
+(``.ci/run`` sets it) or ``CI`` set, a missing browser is a failure. With
+``LOCACAL_ARTIFACTS`` set, the report and its screenshot are copied into that folder
+(``report-screenshot.png``).
 """
 
 from __future__ import annotations
