@@ -38,10 +38,14 @@ def read_table(path: Path) -> pd.DataFrame:
         except (ValueError, OSError) as err:  # pyarrow's ArrowInvalid is a ValueError
             raise InputError(f"{path}: not a readable Parquet file ({err})") from None
     try:
-        # only a truly empty cell is missing: "NA" or "nan" is named as the text it is
-        return pd.read_csv(path, keep_default_na=False, na_values=[""])
+        # only a truly empty cell is missing: "NA" or "nan" is named as the text it is; blank
+        # lines are rows (of empty cells), so row numbers match the file's lines
+        table = pd.read_csv(path, keep_default_na=False, na_values=[""],
+                            skip_blank_lines=False)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
         raise InputError(f"{path}: not a readable CSV file ({err})") from None
+    filled = np.flatnonzero(table.notna().any(axis=1).to_numpy())
+    return table.iloc[: filled[-1] + 1 if filled.size else 0]  # blank lines at the end
 
 
 def _column(table: pd.DataFrame, name: str, role: str) -> pd.Series:

@@ -17,9 +17,9 @@ with bootstrap intervals and null expectations) and their calibration curves
 Bad input (a missing column, a score outside [0, 1], an empty or non-numeric cell, labels
 with more than two values, ...) stops with exit code 2 and a message naming the column and
 the first bad row (rows counted from 1 at the first data row; only an empty cell is
-missing, a text such as "NA" is named as it is). The files are written into a
-temporary folder next to DIR and moved into place at the end, so DIR never holds a partial
-report.
+missing, a text such as "NA" is named as it is; a blank line is a row of empty cells,
+except at the end of the file). The files are written into a temporary folder next to DIR
+and moved into place at the end, so DIR never holds a partial report.
 """
 
 from __future__ import annotations

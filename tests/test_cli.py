@@ -207,6 +207,22 @@ def test_bad_values_exit_2_naming_column_and_row(tmp_path, capsys, text, column,
     assert _leftovers(tmp_path) == []
 
 
+def test_blank_lines_count_as_rows_except_at_the_end(tmp_path, capsys):
+    path = tmp_path / "data.csv"
+    path.write_text(CSV_HEAD + "\n".join(GOOD_ROWS) + "\n\n\n")  # blank lines at the end
+    assert _run("report", path, "--score", "s", "--label", "y", "--n-boot", "0", "--quiet",
+                "--out", tmp_path / "ok") == 0
+    assert pd.read_csv(tmp_path / "ok" / "metrics.csv").set_index("metric").loc[
+        "n", "value"] == len(GOOD_ROWS)
+    capsys.readouterr()
+    rows = list(GOOD_ROWS)
+    rows.insert(2, "")  # a blank line as third data row: reported, and where it is
+    path.write_text(CSV_HEAD + "\n".join(rows) + "\n")
+    assert _run("report", path, "--score", "s", "--label", "y", "--n-boot", "0",
+                "--out", tmp_path / "bad") == 2
+    assert "score column 's', row 3: the value is empty" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(("argv", "message"), [
     (["--score", "nope", "--label", "y"], "score column 'nope' is not in the data"),
     (["--score", "s", "--label", "nope"], "label column 'nope' is not in the data"),
