@@ -28,6 +28,7 @@ import argparse
 import contextlib
 import io
 import os
+import re
 import secrets
 import shutil
 import sys
@@ -67,6 +68,12 @@ def _methods() -> tuple[str, ...]:
     return tuple(METHODS)
 
 
+def _plain(text: str) -> str:
+    """Docstring text without reStructuredText markup, for ``--help``."""
+    text = re.sub(r":\w+:`~?([^`]+)`", r"\1", text)
+    return text.replace("``", "")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``locacal`` and its ``report`` subcommand."""
     parser = argparse.ArgumentParser(prog="locacal",
@@ -74,7 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     report = commands.add_parser(
         "report", help="calibration report of score columns of a CSV or Parquet file",
-        description=__doc__.split("\n\n")[1],
+        description=_plain(__doc__.split("\n\n")[1]),
         formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     report.add_argument("data", type=Path, metavar="DATA",
                         help="CSV file, or Parquet (.parquet/.pq, needs pyarrow)")

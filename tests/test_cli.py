@@ -375,3 +375,11 @@ def test_an_unwritable_output_folder_exits_2(data, tmp_path, capsys):
     assert _run("report", path, "--score", "good", "--label", "y", "--n-boot", "0",
                 "--quiet", "--out", blocker / "out") == 2
     assert "locacal report: error:" in capsys.readouterr().err
+
+
+def test_help_is_plain_text(capsys):
+    assert _run("report", "--help") == 0
+    out = capsys.readouterr().out
+    assert "locacal report (also python -m locacal report) reads a CSV or Parquet" in out
+    assert "`" not in out
+    assert ":func:" not in out
