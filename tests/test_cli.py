@@ -379,7 +379,7 @@ def test_an_unwritable_output_folder_exits_2(data, tmp_path, capsys):
 
 def test_help_is_plain_text(capsys):
     assert _run("report", "--help") == 0
-    out = capsys.readouterr().out
+    out = " ".join(capsys.readouterr().out.split())  # argparse wraps to the terminal
     assert "locacal report (also python -m locacal report) reads a CSV or Parquet" in out
     assert "`" not in out
     assert ":func:" not in out
