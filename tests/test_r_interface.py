@@ -91,7 +91,8 @@ def from_r(data, tmp_path_factory) -> Path:
     script.write_text(R_CODE)
     env = {**os.environ, "RETICULATE_PYTHON": sys.executable, "LOCACAL_ROOT": str(REPO_ROOT),
            "LOCACAL_OUT": str(out),
-           "PYTHONPATH": os.pathsep.join([str(REPO_ROOT), os.environ.get("PYTHONPATH", "")])}
+           "PYTHONPATH": os.pathsep.join(
+               p for p in (str(REPO_ROOT), os.environ.get("PYTHONPATH")) if p)}
     done = subprocess.run([RSCRIPT, "--vanilla", str(script)], capture_output=True, text=True,
                           env=env, timeout=300, cwd=out)
     assert done.returncode == 0, done.stderr[-3000:]
