@@ -60,8 +60,11 @@ def columns(table, index_name):
 "
 
 locacal_use_python <- function(python = NULL) {
-  if (is.null(python) || !nzchar(python)) python <- Sys.getenv("RETICULATE_PYTHON")
-  if (!nzchar(python)) python <- Sys.which("python3")
+  if (is.null(python) || !nzchar(python)) {
+    python <- Sys.getenv("RETICULATE_PYTHON")
+    if (nzchar(python)) return(invisible(python))  # reticulate follows it by itself
+    python <- Sys.which("python3")
+  }
   if (!nzchar(python)) python <- Sys.which("python")
   if (!nzchar(python)) stop("no Python found: give locacal_use_python() the path of the Python ",
                             "where locacal is installed (pip install locacal)")
@@ -85,12 +88,14 @@ locacal_use_python <- function(python = NULL) {
   .locacal_state
 }
 
-# An R vector as a Python list (also for length 1, which reticulate would make a scalar).
+# An R vector as a Python list: reticulate converts a whole vector at once (a list of length 1
+# is built by hand, as reticulate would make a scalar of it).
 .locacal_list <- function(x, what) {
   if (is.factor(x)) x <- as.character(x)
   if (!is.atomic(x) || !is.null(dim(x))) stop(what, " must be a vector")
   if (is.logical(x) || is.integer(x)) x <- as.numeric(x)
-  reticulate::r_to_py(as.list(unname(x)))
+  x <- unname(x)
+  reticulate::r_to_py(if (length(x) == 1L) list(x) else x)
 }
 
 .locacal_optional <- function(x, what) if (is.null(x)) NULL else .locacal_list(x, what)

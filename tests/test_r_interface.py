@@ -51,6 +51,7 @@ withCallingHandlers({
   save(data.frame(
     lcs = locacal_lcs(d$score, d$label, degree = 1L),
     lcs_named = locacal_lcs(d$score, classes, pos_label = "sick", degree = 1L),
+    lcs_one = locacal_lcs(0.5, TRUE),  # one observation: still a list in Python
     tiny_curve_rows = nrow(locacal_calibration_curve(c(0.2, 0.7, 0.4), c(0, 1, 1),
                                                      method = "binning")),
     python = reticulate::import("sys")$executable,
@@ -143,11 +144,13 @@ def test_recalibrate(from_r, data):
     _same(_read(from_r, "recal_test"), py.scores["test"])
 
 
+@pytest.mark.filterwarnings("ignore:labels hold a single class", "ignore:all scores equal")
 def test_lcs_with_numbers_and_named_classes(from_r, data):
     misc = _read(from_r, "misc")
     expected = lcs(data["score"], data["label"], degree=1)
     assert misc.loc[0, "lcs"] == pytest.approx(expected, rel=TOL, abs=TOL)
     assert misc.loc[0, "lcs_named"] == pytest.approx(expected, rel=TOL, abs=TOL)
+    assert misc.loc[0, "lcs_one"] == pytest.approx(lcs([0.5], [1]), rel=TOL, abs=TOL)
 
 
 def test_warnings_and_errors_reach_r(from_r):
