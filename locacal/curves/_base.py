@@ -34,6 +34,7 @@ from locacal._validation import (
     check_level,
     check_scores,
     check_weights,
+    has_dask,
     positive_weight_rows,
     public_api,
     warn,
@@ -138,13 +139,25 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
 
     @public_api
     def predict(self, X: Any) -> np.ndarray:
-        """Calibrated probabilities g(s) at the scores ``X`` (1-D or one column), shape (n,)."""
+        """Calibrated probabilities g(s) at the scores ``X`` (1-D or one column), shape (n,).
+
+        A Dask array, Series or one-column DataFrame gives a lazy Dask array: the exact
+        in-memory ``predict`` mapped over its blocks (each block validated), nothing computed
+        until asked (:func:`locacal._dask.lazy_predict`)."""
         check_is_fitted(self)
+        if has_dask(X):
+            from locacal._dask import lazy_predict
+
+            return lazy_predict(self._predict, X, SCORES)
         return self._predict(_as_scores(X, SCORES))
 
     def predict_proba(self, X: Any) -> np.ndarray:
-        """``[1 - g(s), g(s)]`` for each score: shape (n, 2), columns for classes 0 and 1."""
+        """``[1 - g(s), g(s)]`` for each score: shape (n, 2), columns for classes 0 and 1
+        (a lazy Dask array for Dask input)."""
         g = self.predict(X)
+        if has_dask(g):
+            return g.map_blocks(lambda b: np.column_stack([1.0 - b, b]), new_axis=1,
+                                chunks=(g.chunks[0], (2,)), dtype=np.float64)
         return np.column_stack([1.0 - g, g])
 
     def transform(self, X: Any) -> np.ndarray:
