@@ -220,9 +220,9 @@ def report_from_statistics(stats: ScoreStatistics, threshold: float = 0.5,
     """The report's values from the cells and, beside them, the bound on each one's distance
     to the in-memory value (0 where exact).
 
-    * ``n``, ``brier``: exact; ``accuracy``, ``sensitivity``, ``specificity``: exact when
-      the threshold is a cell edge (a multiple of 1 / 100800, as 0.5 is), NaN with a warning
-      otherwise;
+    * ``n`` (every row, weight zero too, as in memory), ``brier``: exact; ``accuracy``,
+      ``sensitivity``, ``specificity``: exact when the threshold is a cell edge (a multiple
+      of 1 / 100800, as 0.5 is), NaN with a warning otherwise;
     * ``ece``, ``qmse``: 10 quantile bins cut at cell edges, the ECE within the bound of
       :meth:`ScoreStatistics.quantile_bins` (QMSE: NaN bound, the rows of the cut cells move
       it by a similar share);
@@ -231,7 +231,8 @@ def report_from_statistics(stats: ScoreStatistics, threshold: float = 0.5,
     * ``auc``: :func:`auc_with_bound`;
     * the columns of :data:`NOT_FROM_CELLS`: NaN.
     """
-    values: dict[str, float] = {"n": float(stats.n), "brier": stats.brier()}
+    values: dict[str, float] = {"n": float(stats.n + stats.zero_weight_rows),
+                                "brier": stats.brier()}
     bounds: dict[str, float] = {"n": 0.0, "brier": 0.0}
     bin_stats, ece_bound = stats.quantile_bins(DEFAULT_BINS)
     values["ece"], bounds["ece"] = ece_from_bins(bin_stats), ece_bound
@@ -248,6 +249,6 @@ def report_from_statistics(stats: ScoreStatistics, threshold: float = 0.5,
     else:
         warn(f"threshold={threshold!r} is not a multiple of 1/{CELLS}: accuracy, "
              "sensitivity and specificity are NaN for Dask input")
-    names = columns or tuple(values)
+    names = columns or CELL_COLUMNS
     return (pd.Series({c: values.get(c, np.nan) for c in names}, name="value"),
             pd.Series({c: bounds.get(c, np.nan) for c in names}, name="bound"))

@@ -23,6 +23,7 @@ module of the type, so nothing imports Dask unless a Dask object was passed.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -107,9 +108,9 @@ def _blocks(named: dict[str, Any]) -> list[list[Any]]:
 
 
 def _partition_statistics(index: int, scores: Any, labels: Any,
-                          weights: Any) -> ScoreStatistics | None:
-    """Validate one partition and reduce it to its cell statistics (None when empty or of
-    weight zero); an error names the argument and the partition."""
+                          weights: Any) -> ScoreStatistics | int | None:
+    """Validate one partition and reduce it to its cell statistics (None when empty, the
+    number of rows when all weigh zero); an error names the argument and the partition."""
     try:
         if np.size(scores) == 0:
             return None
@@ -118,18 +119,23 @@ def _partition_statistics(index: int, scores: Any, labels: Any,
             check_scores_labels(scores, labels, np.ones(np.size(scores)) if np.size(weights)
                                 == np.size(scores) else weights, warn_one_class=False,
                                 warn_class_predictions=False)
-            return None
+            return int(np.size(scores))
         return ScoreStatistics.from_arrays(scores, labels, weights)
     except (ValueError, TypeError) as exc:
         raise type(exc)(f"{exc} (in partition {index} of the Dask input)") from None
 
 
-def _merge(*parts: ScoreStatistics | None) -> ScoreStatistics | None:
-    total = None
+def _merge(*parts: ScoreStatistics | int | None) -> ScoreStatistics | int | None:
+    """Merge partition statistics; ints count rows of weight zero."""
+    total, dropped = None, 0
     for part in parts:
-        if part is not None:
+        if isinstance(part, ScoreStatistics):
             total = part if total is None else total.merge(part)
-    return total
+        elif part is not None:
+            dropped += part
+    if total is None:
+        return dropped or None
+    return replace(total, zero_weight_rows=total.zero_weight_rows + dropped)
 
 
 def statistics(scores: Any, labels: Any, weights: Any = None, *,
@@ -148,9 +154,8 @@ def statistics(scores: Any, labels: Any, weights: Any = None, *,
     if not level:
         raise ValueError(f"{names[0]} is empty")
     (total,) = dask.compute(level[0])
-    if total is None:
-        raise ValueError(f"{names[0]} is empty" if weights is None
-                         else f"{names[2]} are all zero")
+    if not isinstance(total, ScoreStatistics):
+        raise ValueError(f"{names[0]} is empty" if total is None else f"{names[2]} are all zero")
     _warn_like_memory(total, names)
     return total
 

@@ -128,6 +128,8 @@ class ScoreStatistics:
         sum w (y - s)^2 over all rows, exactly.
     min_score, max_score : float
         The score range (the LCS grid is restricted to it).
+    zero_weight_rows : int
+        Rows of weight zero that were dropped (the report's ``n`` counts them, as in memory).
     """
 
     count: np.ndarray
@@ -145,6 +147,7 @@ class ScoreStatistics:
     brier_sum: float
     min_score: float
     max_score: float
+    zero_weight_rows: int = 0
 
     # ------------------------------------------------------------------ building
 
@@ -158,6 +161,7 @@ class ScoreStatistics:
         may legitimately hold one class."""
         s, y, w = check_scores_labels(scores, labels, weights, warn_one_class=False,
                                       warn_class_predictions=False)
+        rows = s.size
         if w is not None:
             # check_weights divides by the chunk's largest weight; chunks must share one
             # scale, so the validated weights are used as given
@@ -188,7 +192,7 @@ class ScoreStatistics:
             edge_weight=per_edge(wt), edge_weight_sq=per_edge(wt * wt), edge_wy=per_edge(wy),
             edge_ws=per_edge(ws),
             brier_sum=float(np.dot(wt, (y - s) ** 2)),
-            min_score=float(s.min()), max_score=float(s.max()),
+            min_score=float(s.min()), max_score=float(s.max()), zero_weight_rows=rows - s.size,
         )
 
     def merge(self, other: ScoreStatistics) -> ScoreStatistics:
@@ -198,7 +202,8 @@ class ScoreStatistics:
         sums = {name: getattr(self, name) + getattr(other, name) for name in _CELL_SUMS}
         return ScoreStatistics(**sums, brier_sum=self.brier_sum + other.brier_sum,
                                min_score=min(self.min_score, other.min_score),
-                               max_score=max(self.max_score, other.max_score))
+                               max_score=max(self.max_score, other.max_score),
+                               zero_weight_rows=self.zero_weight_rows + other.zero_weight_rows)
 
     def __add__(self, other: ScoreStatistics) -> ScoreStatistics:
         if not isinstance(other, ScoreStatistics):

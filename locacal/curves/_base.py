@@ -87,9 +87,10 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
     score_range_ : tuple of float
         Smallest and largest fitted score: the default curve grid stays within it, where the
         data are.
-    fit_sample_ : tuple of ndarray
+    fit_sample_ : tuple of ndarray, or None
         The fitted (scores, labels, weights or None), positive weights only: what the
-        bootstrap and consistency bands resample.
+        bootstrap and consistency bands resample (None when fitted from cell statistics,
+        :mod:`locacal._cells`).
     """
 
     #: Name of the method, as ``calibration_curve(method=...)`` and ``recalibrate`` know it.
@@ -210,6 +211,10 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
         analytic = band if band == "pointwise" else None
         estimate, lower, upper, counts = self._tabulate(points, analytic, level, interval)
         if band in ("bootstrap", "consistency"):
+            if self.fit_sample_ is None:
+                raise ValueError(f"band={band!r} resamples rows, and this calibrator was "
+                                 "fitted from cell statistics (Dask input), which keep none; "
+                                 "use band='pointwise' or None")
             lower, upper = resampled_band(self, points, band, level, n_boot, seed)
         return CalibrationCurve(grid=points, estimate=estimate, lower=lower, upper=upper,
                                 counts=counts, method=self.method,
