@@ -27,8 +27,8 @@ from locacal.simulate import logistic_dgp
 
 @pytest.fixture(scope="module", params=["unit", "weighted"])
 def sample(request):
-    """n = 3e4 miscalibrated scores of the slides' process, with and without weights."""
-    df = logistic_dgp(30_000, alpha=0.8, gamma=1.3, seed=5)
+    """n = 2e4 miscalibrated scores of the slides' process, with and without weights."""
+    df = logistic_dgp(20_000, alpha=0.8, gamma=1.3, seed=5)
     s, y = df["score"].to_numpy(), df["label"].to_numpy().astype(float)
     w = None
     if request.param == "weighted":
