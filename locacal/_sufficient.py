@@ -172,8 +172,6 @@ class ScoreStatistics:
                 raise ValueError("weights are too large: their squares overflow; rescale "
                                  "every chunk by the same factor")
         j = cell_index(s)
-        wt = np.ones_like(s) if w is None else w
-        wy, ws = wt * y, wt * s
 
         def per_cell(values: np.ndarray) -> np.ndarray:
             return np.bincount(j, weights=values, minlength=CELLS)
@@ -181,17 +179,30 @@ class ScoreStatistics:
         on_edge = s == EDGES[j + 1]
         top = j[on_edge] + 1
 
-        def per_edge(values: np.ndarray) -> np.ndarray:
+        def per_edge(values: np.ndarray | None) -> np.ndarray:
+            if values is None:  # unit weights: the number of rows
+                return np.bincount(top, minlength=CELLS + 1).astype(np.float64)
             return np.bincount(top, weights=values[on_edge], minlength=CELLS + 1)
 
+        count = np.bincount(j, minlength=CELLS).astype(np.float64)
+        gap = y - s
+        ys = y * s
+        if w is None:  # unit weights: w y = y, w s = s, and sum w = sum w^2 = count
+            return cls(
+                count=count, weight=count, weight_sq=count.copy(), wy=per_cell(y),
+                ws=per_cell(s), ws2=per_cell(s * s), wys=per_cell(ys),
+                edge_count=per_edge(None), edge_weight=per_edge(None),
+                edge_weight_sq=per_edge(None), edge_wy=per_edge(y), edge_ws=per_edge(s),
+                brier_sum=float(np.dot(gap, gap)), min_score=float(s.min()),
+                max_score=float(s.max()), zero_weight_rows=rows - s.size,
+            )
+        wy, ws = w * y, w * s
         return cls(
-            count=np.bincount(j, minlength=CELLS).astype(np.float64),
-            weight=per_cell(wt), weight_sq=per_cell(wt * wt), wy=per_cell(wy),
-            ws=per_cell(ws), ws2=per_cell(ws * s), wys=per_cell(wy * s),
-            edge_count=np.bincount(top, minlength=CELLS + 1).astype(np.float64),
-            edge_weight=per_edge(wt), edge_weight_sq=per_edge(wt * wt), edge_wy=per_edge(wy),
-            edge_ws=per_edge(ws),
-            brier_sum=float(np.dot(wt, (y - s) ** 2)),
+            count=count, weight=per_cell(w), weight_sq=per_cell(w * w), wy=per_cell(wy),
+            ws=per_cell(ws), ws2=per_cell(ws * s), wys=per_cell(w * ys),
+            edge_count=per_edge(None), edge_weight=per_edge(w),
+            edge_weight_sq=per_edge(w * w), edge_wy=per_edge(wy), edge_ws=per_edge(ws),
+            brier_sum=float(np.dot(w, gap * gap)),
             min_score=float(s.min()), max_score=float(s.max()), zero_weight_rows=rows - s.size,
         )
 
