@@ -217,3 +217,22 @@ def test_in_memory_calls_never_import_dask():
             "y = (np.arange(500) % 3 == 0).astype(float); locacal.lcs(s, y); "
             "locacal.brier_score(s, y); assert 'dask' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_cli_report_through_dask(tmp_path, data):
+    pytest.importorskip("pyarrow")
+    from locacal.cli import main
+
+    s, y, _ = data
+    frame = pd.DataFrame({"score": s, "label": np.where(y == 1, "yes", "no")})
+    frame.to_parquet(tmp_path / "x.parquet")
+    argv = ["report", str(tmp_path / "x.parquet"), "--score", "score", "--label", "label",
+            "--pos-label", "yes", "--quiet", "--n-boot", "0"]
+    assert main([*argv, "--out", str(tmp_path / "dask"), "--dask"]) == 0
+    assert main([*argv, "--out", str(tmp_path / "memory")]) == 0
+    got = pd.read_csv(tmp_path / "dask" / "metrics.csv").set_index("metric")["value"]
+    want = pd.read_csv(tmp_path / "memory" / "metrics.csv").set_index("metric")["value"]
+    for name in ("n", "brier", "accuracy", "ece"):
+        assert got[name] == pytest.approx(want[name], rel=1e-9)
+    assert np.isnan(got["log_loss"])
+    assert main([*argv, "--out", str(tmp_path / "iso"), "--dask", "--method", "isotonic"]) == 2
