@@ -38,7 +38,11 @@ What is exact and what is approximated (bounds stated and tested)
       relative 2 delta / IQR (IQR of the reflected sample, about 1) when the IQR branch of
       ``bw.nrd0`` is active, exact otherwise.
     * The LCS's curve, local degree-0 fit with the rectangular kernel (the default of
-      :func:`locacal.lcs`): see :meth:`ScoreStatistics.local_constant` for the bound.
+      :func:`locacal.lcs`): see :meth:`ScoreStatistics.local_constant` for the bound; degree
+      0 or 1 with the rect or tricube kernel (binned local regression as KernSmooth's
+      ``locpoly``): :meth:`ScoreStatistics.local_fit`.
+    * The AUC, confusion rates, curves and the report from the cells:
+      :mod:`locacal._cells`; Dask input: :mod:`locacal._dask`.
 """
 
 from __future__ import annotations
@@ -589,11 +593,11 @@ class ScoreStatistics:
 
     def lcs_with_bound(self, nn: float = 0.15, grid_size: int = SLIDES_GRID_SIZE, *,
                        degree: int = 0, kernel: str = "rect") -> tuple[float, float]:
-        """:func:`locacal.lcs` (degree 0, rectangular kernel) from the cells, and the bound
-        on the part of its error due to the curve.
+        """:func:`locacal.lcs` (degree 0 or 1, rect or tricube kernel) from the cells, and
+        the bound on the part of its error due to the curve.
 
         With d_j the density weights, g~_j the binned curve (clipped) and eps_j its bound
-        (:meth:`local_constant`),
+        (:meth:`local_fit`; :meth:`local_constant` for the default degree 0, rect),
         |(g~ - l)^2 - (g - l)^2| = |g~ - g| |g~ + g - 2 l| <= eps (2 |g~ - l| + eps), so
 
         .. math:: |\\widetilde{\\mathrm{LCS}} - \\mathrm{LCS}_{d}| \\le
