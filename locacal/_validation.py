@@ -141,7 +141,7 @@ def is_dask(value: Any) -> bool:
     """Whether ``value`` is a Dask collection (array, Series, DataFrame), judged by the module
     of its type so that Dask is never imported to find out (:mod:`locacal._dask`)."""
     module = type(value).__module__ or ""
-    return module == "dask" or module.startswith("dask.")
+    return module.split(".")[0] in ("dask", "dask_expr")
 
 
 def has_dask(*values: Any) -> bool:

@@ -140,6 +140,9 @@ def test_report(data, kind):
     two = locacal.calibration_report({"a": ds, "b": ds}, dy)
     assert list(two["model"]) == ["a", "b"]
     assert two.loc[0, "brier"] == pytest.approx(report["brier"], rel=1e-12)
+    # Dask scores in a dict beside in-memory labels still take the Dask path
+    mixed = locacal.calibration_report({"a": ds}, y)
+    assert mixed.loc[0, "lcs"] == pytest.approx(report["lcs"], rel=1e-10)
 
 
 def test_predict_is_lazy_and_exact(data, kind):

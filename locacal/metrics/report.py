@@ -204,7 +204,8 @@ def calibration_report(scores: Any, labels: Any, *, true_p: Any = None, weights:
     if not isinstance(ci, bool):
         raise TypeError(f"ci must be True or False, got {ci!r}")
     columns = _columns(clinical)
-    if has_dask(scores, labels, weights, true_p):
+    inputs = scores.values() if isinstance(scores, Mapping) else [scores]
+    if has_dask(labels, weights, true_p, *inputs):
         return _dask_report(scores, labels, weights, true_p, threshold, ci, columns)
     if isinstance(scores, pd.DataFrame):
         scores = {str(c): scores[c] for c in scores.columns}
