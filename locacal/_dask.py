@@ -191,8 +191,10 @@ def lazy_predict(predict: Any, values: Any, name: str = "scores") -> Any:
         try:
             checked = check_scores(s, name)
         except (ValueError, TypeError) as exc:
-            where = "" if block_info is None else f" (in block {block_info[0]['chunk-location']}"
-            raise type(exc)(f"{exc}{where} of the Dask input)" if where else str(exc)) from None
+            if block_info is None:
+                raise
+            block_index = block_info[0]["chunk-location"][0]
+            raise type(exc)(f"{exc} (in block {block_index} of the Dask input)") from None
         return np.asarray(predict(checked), dtype=np.float64)
 
     return column.map_blocks(block, dtype=np.float64)
