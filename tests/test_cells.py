@@ -175,3 +175,30 @@ def test_cell_local_calibrator(sample):
     np.testing.assert_allclose(curve.lower, memory.lower, atol=2e-3)
     np.testing.assert_allclose(curve.upper, memory.upper, atol=2e-3)
     assert np.all(np.abs(curve.counts - memory.counts) <= 0.01 * memory.counts)
+
+
+def test_brier_decomposition_on_uniform_bins_is_exact(sample):
+    """Against the decomposition computed row by row on the same uniform bins."""
+    from locacal.curves._bins import assign_bins
+
+    s, y, w, stats = sample
+    keep = np.ones(s.size, bool) if w is None else w > 0
+    sk, yk = s[keep], y[keep]
+    wk = np.ones(sk.size) if w is None else w[keep]
+    idx, _ = assign_bins(sk, yk, None, "uniform", 10, 1)
+    total = wk.sum()
+    size = np.bincount(idx, wk, minlength=10)
+    filled = np.maximum(size, 1e-300)  # empty bins weigh 0 below
+    p = np.bincount(idx, wk * yk, minlength=10) / filled
+    q = np.bincount(idx, wk * sk, minlength=10) / filled
+    brier = np.dot(wk, (yk - sk) ** 2) / total
+    calibration = np.dot(size, (q - p) ** 2) / total
+    refinement = np.dot(size, p * (1 - p)) / total
+    within = np.dot(wk, (sk - q[idx]) ** 2 - 2 * (yk - p[idx]) * (sk - q[idx])) / total
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", locacal.CalibrationWarning)
+        got = stats.brier_decomposition(10)
+    assert got.brier == pytest.approx(brier, rel=1e-12)
+    assert got.calibration == pytest.approx(calibration, rel=1e-10)
+    assert got.refinement == pytest.approx(refinement, rel=1e-12)
+    assert got.within_bin == pytest.approx(within, abs=1e-12)
