@@ -184,6 +184,8 @@ def test_validation_names_argument_and_partition(data):
         locacal.calibration_report(ds, dy, ci=True)
     with pytest.raises(ValueError, match="weights are all zero"):
         locacal.brier_score(ds, dy, weights=da.zeros(N, chunks=CHUNK))
+    with pytest.raises(TypeError, match="fit takes in-memory data"):
+        locacal.IsotonicCalibrator().fit(ds, dy)
     cal = locacal.IsotonicCalibrator().fit(s, y)
     lazy = cal.predict(da.from_array(bad, chunks=CHUNK))  # lazy: nothing checked yet
     with pytest.raises(ValueError, match=r"scores must lie in.*block 2"):

@@ -117,6 +117,10 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
         -------
         self
         """
+        if has_dask(X, y, sample_weight):
+            raise TypeError("fit takes in-memory data (it keeps the sample); for Dask input "
+                            "use calibration_curve(..., method='binning' or 'local'), whose "
+                            ".estimator is fitted from cell statistics, or fit on a sample")
         s = _as_scores(X, SCORES)
         d = check_labels(y, s.size, LABELS)
         w = check_weights(sample_weight, s.size, "sample_weight")
