@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from locacal._validation import check_choice, check_scores_labels, public_api
+from locacal._validation import check_choice, check_scores_labels, has_dask, public_api
 from locacal.curves._base import BaseCalibrator
 from locacal.curves.bands import DEFAULT_N_BOOT
 from locacal.curves.beta import BetaCalibrator
@@ -112,7 +112,18 @@ def calibration_curve(
     >>> curve = locacal.calibration_curve(s, d)
     >>> curve.method, len(curve)  # the 100-point grid, restricted to the score range
     ('local', 98)
+
+    Dask input (arrays, Series or one-column DataFrames; :mod:`locacal._dask`): methods
+    ``"binning"`` (quantile or uniform bins) and ``"local"`` (degree 0/1, kernel rect or
+    tricube, the binned fit of :class:`locacal._cells.CellLocalCalibrator`) from cell
+    statistics merged partition by partition, with ``band="pointwise"`` or None.
     """
+    if has_dask(scores, labels, weights):
+        from locacal import _dask
+
+        check_choice(method, tuple(METHODS), "method")
+        return _dask.calibration_curve(scores, labels, weights, method, grid, band, level,
+                                       interval, params)
     estimator = make_calibrator(method, **params)
     s, y, w = check_scores_labels(scores, labels, weights)
     return estimator.fit(s, y, sample_weight=w).curve(grid, band=band, level=level,

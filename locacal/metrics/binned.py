@@ -11,7 +11,14 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
-from locacal._validation import check_choice, check_fraction, check_int, public_api, warn
+from locacal._validation import (
+    check_choice,
+    check_fraction,
+    check_int,
+    has_dask,
+    public_api,
+    warn,
+)
 from locacal.curves._bins import BinStatistics
 from locacal.metrics._prepared import PreparedSample, prepare
 
@@ -91,8 +98,15 @@ def ece(scores: Any, labels: Any, *, weights: Any = None, bins: int = 10,
     bins : int, default 10
         Number of bins.
     strategy : {"quantile", "uniform", "adaptive"}, default "quantile"
-        How bins are formed.
+        How bins are formed. With Dask input (:mod:`locacal._dask`) uniform bins are exact
+        (``bins`` must divide 100800), quantile bins are cut at the cell holding each
+        break, within the bound of :meth:`locacal._sufficient.ScoreStatistics.quantile_bins`,
+        and adaptive bins are refused.
     """
+    if has_dask(scores, labels, weights):
+        from locacal import _dask
+
+        return _dask.ece(scores, labels, weights, bins, strategy)
     return ece_from_bins(prepare(scores, labels, weights).bin_statistics(strategy, bins))
 
 

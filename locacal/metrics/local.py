@@ -18,6 +18,7 @@ from locacal._validation import (
     check_fraction,
     check_int,
     check_scores_labels,
+    has_dask,
     positive_weight_rows,
     public_api,
 )
@@ -82,7 +83,15 @@ def lcs(scores: Any, labels: Any, *, weights: Any = None, nn: float = 0.15, degr
     ----------
     Machado, Charpentier, Flachaire, Gallic & Hu (2024), "Our new metric: LCS", eq. (5), and
     "Local regression: issue" (restricted grid).
+
+    Dask input (:mod:`locacal._dask`): computed from mergeable cell statistics, partition by
+    partition, within the bound of :meth:`locacal._sufficient.ScoreStatistics.lcs_with_bound`
+    (degree 0 or 1, kernel "rect" or "tricube", ``evaluation="exact"``).
     """
+    if has_dask(scores, labels, weights):
+        from locacal import _dask
+
+        return _dask.lcs(scores, labels, weights, nn, degree, kernel, evaluation, grid_size)
     s, y, w = check_scores_labels(scores, labels, weights)
     params = local_params(degree, nn, None, kernel)
     check_choice(evaluation, EVALUATIONS, "evaluation")

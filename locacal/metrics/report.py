@@ -19,6 +19,8 @@ from locacal._validation import (
     check_level,
     check_probabilities,
     check_scores_labels,
+    has_dask,
+    is_dask,
     public_api,
 )
 from locacal.metrics.registry import METRICS, evaluate
@@ -115,6 +117,29 @@ def _progress(total: int, show: bool) -> tuple[Callable[[], None], Callable[[], 
     return (lambda: bar.update(1)), bar.close
 
 
+def _dask_report(scores: Any, labels: Any, weights: Any, true_p: Any, threshold: float,
+                 ci: bool, columns: tuple[str, ...]) -> pd.Series | pd.DataFrame:
+    """The report of Dask input (:mod:`locacal._dask`): the columns that cell statistics
+    determine (:data:`locacal._cells.CELL_COLUMNS`), NaN for the others
+    (:data:`locacal._cells.NOT_FROM_CELLS` says why)."""
+    from locacal import _dask
+
+    if ci:
+        raise ValueError("ci=True resamples rows, which Dask input does not keep; use "
+                         "ci=False")
+    if true_p is not None:
+        raise ValueError("true_p is not available with Dask input (the true MSE needs the "
+                         "rows); leave it None")
+    if is_dask(scores) and scores.ndim == 2 and hasattr(scores, "columns"):  # one model a column
+        scores = {str(c): scores[c] for c in scores.columns}
+    if isinstance(scores, Mapping):
+        rows = [_dask.calibration_report(v, labels, weights, threshold, columns)
+                .rename(str(name)) for name, v in scores.items()]
+        table = pd.DataFrame(rows).rename_axis("model").reset_index()
+        return table[["model", *columns]]
+    return _dask.calibration_report(scores, labels, weights, threshold, columns)
+
+
 @public_api
 def calibration_report(scores: Any, labels: Any, *, true_p: Any = None, weights: Any = None,
                        threshold: float = 0.5, clinical: bool = False,
@@ -198,10 +223,20 @@ def calibration_report(scores: Any, labels: Any, *, true_p: Any = None, weights:
         the same rows and null draws (a paired comparison). Undefined replicates (a resample
         holding one class, say) are left out with a CalibrationWarning. A tqdm progress bar
         is shown when n_boot x n x models >= 2e7.
+
+        Dask input (arrays, Series, DataFrames; :mod:`locacal._dask`): the columns that
+        mergeable cell statistics determine, :data:`locacal._cells.CELL_COLUMNS` (n and
+        brier exactly; accuracy, sensitivity, specificity exactly at a threshold that is a
+        multiple of 1/100800, as 0.5; ECE, QMSE, LCS and AUC within the bounds of
+        :func:`locacal._cells.report_from_statistics`), NaN for the others
+        (:data:`locacal._cells.NOT_FROM_CELLS` says why); no ``ci``, no ``true_p``.
     """
     if not isinstance(ci, bool):
         raise TypeError(f"ci must be True or False, got {ci!r}")
     columns = _columns(clinical, extra, true_p)
+    inputs = scores.values() if isinstance(scores, Mapping) else [scores]
+    if has_dask(labels, weights, true_p, *inputs):
+        return _dask_report(scores, labels, weights, true_p, threshold, ci, columns)
     if isinstance(scores, pd.DataFrame):
         scores = {str(c): scores[c] for c in scores.columns}
     if not ci:
