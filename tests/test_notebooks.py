@@ -52,7 +52,9 @@ def kernel_env() -> dict[str, str]:
 
 def execute(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """Run every cell in place on a fresh ``python3`` kernel in ``vignettes/``."""
+    # no per-cell timestamps: the committed notebooks change only when their content does
     client = NotebookClient(notebook, timeout=TIMEOUT, kernel_name="python3",
+                            record_timing=False,
                             resources={"metadata": {"path": str(VIGNETTES)}})
     client.execute(env=kernel_env())
     return notebook
@@ -79,6 +81,18 @@ def cells(notebook: nbformat.NotebookNode) -> list[tuple[str, str]]:
 def test_every_notebook_is_found() -> None:
     # the glob above must not silently find nothing (wrong directory, renamed folder)
     assert NOTEBOOKS, f"no notebook in {VIGNETTES}"
+
+
+def test_the_checks_see_a_warning_and_a_figure() -> None:
+    # the checks below must be able to fail: a CalibrationWarning raised inside locacal in a
+    # kernel shows on stderr, and an inline figure is an image/png output
+    notebook = execute(nbformat.v4.new_notebook(cells=[
+        nbformat.v4.new_code_cell("import locacal\nlocacal.ece([0.5] * 10, [0, 1] * 5)"),
+        nbformat.v4.new_code_cell("import matplotlib.pyplot as plt\nplt.plot([0, 1])\n"
+                                  "plt.show()"),
+    ]))
+    assert any("CalibrationWarning" in text for text in warning_outputs(notebook))
+    assert png_count(notebook) == 1
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)

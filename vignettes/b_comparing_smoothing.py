@@ -54,9 +54,9 @@ pd.set_option("display.precision", 5)
 # %%
 hmda = pd.read_csv("data/hmda.csv")
 labels = (hmda["deny"] == "yes").astype(int)
-features = pd.get_dummies(hmda.drop(columns="deny"), columns=["chist", "mhist"],
-                          drop_first=True)
-features = features.replace({"yes": 1, "no": 0}).astype(float)
+yes_no = ["phist", "selfemp", "insurance", "condomin", "afam", "single", "hschool"]
+features = hmda.drop(columns="deny").assign(**{c: hmda[c].eq("yes") for c in yes_no})
+features = pd.get_dummies(features, columns=["chist", "mhist"], drop_first=True).astype(float)
 
 x_fit, x_held, y_fit, y_held = train_test_split(features, labels, test_size=0.5,
                                                 stratify=labels, random_state=0)

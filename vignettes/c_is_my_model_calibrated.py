@@ -46,8 +46,9 @@ assert (calibrated["label"] == over["label"]).all()
 
 hmda = pd.read_csv("data/hmda.csv")
 denied = (hmda["deny"] == "yes").astype(int)
-features = pd.get_dummies(hmda.drop(columns="deny"), columns=["chist", "mhist"],
-                          drop_first=True).replace({"yes": 1, "no": 0}).astype(float)
+yes_no = ["phist", "selfemp", "insurance", "condomin", "afam", "single", "hschool"]
+features = hmda.drop(columns="deny").assign(**{c: hmda[c].eq("yes") for c in yes_no})
+features = pd.get_dummies(features, columns=["chist", "mhist"], drop_first=True).astype(float)
 x_fit, x_held, y_fit, y_held = train_test_split(features, denied, test_size=0.5,
                                                 stratify=denied, random_state=0)
 model = make_pipeline(StandardScaler(), LogisticRegression(max_iter=1000)).fit(x_fit, y_fit)
@@ -62,8 +63,8 @@ models = {
 # ## First, look
 #
 # A local-linear calibration curve with its 95 % pointwise band for each model. The
-# over-confident model's curve is flatter than the diagonal (an S turned on its side): its
-# low scores are too low and its high scores too high. The HMDA curve stays near the
+# over-confident model's curve is flatter than the diagonal: its low scores are too low
+# and its high scores too high. The HMDA curve stays near the
 # diagonal where its scores are (mostly below 0.3), with a wide band above.
 
 # %%
