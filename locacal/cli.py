@@ -16,9 +16,10 @@ with bootstrap intervals and null expectations) and their calibration curves
 
 Bad input (a missing column, a score outside [0, 1], an empty or non-numeric cell, labels
 with more than two values, ...) stops with exit code 2 and a message naming the column and
-the first bad row (rows counted from 1 at the first data row). The files are written into a
-temporary folder next to DIR and moved into place at the end, so DIR never holds a partial
-report.
+the first bad row (rows counted from 1 at the first data row; only an empty cell is
+missing, a text such as "NA" is named as it is; a blank line is a row of empty cells,
+except at the end of the file). The files are written into a temporary folder next to DIR
+and moved into place at the end, so DIR never holds a partial report.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import argparse
 import contextlib
 import io
 import os
+import re
 import secrets
 import shutil
 import sys
@@ -66,6 +68,12 @@ def _methods() -> tuple[str, ...]:
     return tuple(METHODS)
 
 
+def _plain(text: str) -> str:
+    """Docstring text without reStructuredText markup, for ``--help``."""
+    text = re.sub(r":\w+:`~?([^`]+)`", r"\1", text)
+    return text.replace("``", "")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``locacal`` and its ``report`` subcommand."""
     parser = argparse.ArgumentParser(prog="locacal",
@@ -73,7 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     report = commands.add_parser(
         "report", help="calibration report of score columns of a CSV or Parquet file",
-        description=__doc__.split("\n\n")[1],
+        description=_plain(__doc__.split("\n\n")[1]),
         formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     report.add_argument("data", type=Path, metavar="DATA",
                         help="CSV file, or Parquet (.parquet/.pq, needs pyarrow)")

@@ -104,8 +104,8 @@ def test_threshold_changes_classification_metrics_only(result, splits):
 
 
 def test_plot_and_html(result):
-    fig = result.plot()
-    left, right = fig.axes
+    left, right = result.plot()
+    assert left.figure is right.figure
     assert len(left.get_legend().get_texts()) == 4
     assert len(right.get_legend().get_texts()) == 5  # uncalibrated and four methods
     html = result._repr_html_()

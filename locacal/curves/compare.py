@@ -42,7 +42,6 @@ Machado, Charpentier et al. (2024), slides, LCS eq. (5).
 
 from __future__ import annotations
 
-import html
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -86,12 +85,12 @@ class CurveComparison:
         import matplotlib.pyplot as plt
         from mpl_toolkits.axes_grid1 import make_axes_locatable
 
-        from locacal.plotting import plot_curve
+        from locacal.plotting import palette, plot_curve
 
         if ax is None:
             _, ax = plt.subplots(figsize=(5, 5))
-        for name, curve in self.curves.items():
-            plot_curve(curve, ax=ax, band=band, label=name)
+        for i, (name, curve) in enumerate(self.curves.items()):
+            plot_curve(curve, ax=ax, band=band, label=name, color=palette(i))
         ax.set_xlim(0, 1)
         ax.set_ylim(0, 1)
         hist = make_axes_locatable(ax).append_axes("bottom", size="20%", pad=0.1, sharex=ax)
@@ -102,11 +101,17 @@ class CurveComparison:
         ax.tick_params(labelbottom=False)
         return ax
 
+    def to_frame(self) -> pd.DataFrame:
+        """The comparison table: columns :data:`COLUMNS` (a copy of :attr:`table`)."""
+        return self.table.copy()
+
     def _repr_html_(self) -> str:
-        head = (f"<p><b>CurveComparison</b> &mdash; {len(self.curves)} curves of "
-                f"{self.scores.size} scores</p>")
-        table = self.table.to_html(index=False, float_format="{:.5f}".format)
-        return head + table.replace(html.escape("nan"), "")
+        from locacal._display import figure_html, frame_html, result_html
+
+        title = f"CurveComparison &mdash; {len(self.curves)} curves of {self.scores.size} scores"
+        figure = figure_html(lambda ax: self.plot(ax=ax, bins=30), alt="calibration curves",
+                             figsize=(3.6, 4.2))
+        return result_html(title, frame_html(self.table, index=False), figure=figure)
 
 
 def _calibrator(label: str, spec: Any) -> BaseCalibrator:

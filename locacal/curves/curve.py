@@ -133,10 +133,14 @@ class CalibrationCurve:
                           **line_kwargs)
 
     def _repr_html_(self) -> str:
+        from locacal._display import figure_html, frame_html, result_html
+
         params = ", ".join(f"{k}={v!r}" for k, v in self.params.items())
-        head = (f"<p><b>CalibrationCurve</b> &mdash; method <code>{html.escape(self.method)}"
-                f"</code> ({html.escape(params)}), {len(self)} points</p>")
-        return head + self.to_frame().to_html(max_rows=12, float_format="{:.4f}".format)
+        title = (f"CalibrationCurve &mdash; method <code>{html.escape(self.method)}</code> "
+                 f"({html.escape(params)}), {len(self)} points")
+        figure = figure_html(lambda ax: self.plot(ax=ax), alt="calibration curve")
+        return result_html(title, frame_html(self.to_frame().drop(columns="method"),
+                                             index=False), figure=figure)
 
     def __repr__(self) -> str:
         params = ", ".join(f"{k}={v!r}" for k, v in self.params.items())
