@@ -38,6 +38,7 @@ from locacal import simulate
 
 pd.set_option("display.width", 120)
 pd.set_option("display.precision", 4)
+pd.set_option("display.max_colwidth", 100)
 
 # %%
 calibrated = simulate.logistic_dgp(2000, seed=3)
@@ -188,6 +189,13 @@ pd.DataFrame({name: locacal.corp_decomposition(s, d) for name, (s, d) in models.
 hmda_report = locacal.calibration_report(*models["HMDA"], clinical=True, ci=True,
                                          n_boot=40, seed=0)
 hmda_report
+
+# %% [markdown]
+# What each number means, which direction is better, and where it comes from:
+# `explain_report` puts a one-line meaning and the reference beside every metric.
+
+# %%
+locacal.explain_report(hmda_report)[["value", "better", "meaning"]]
 
 # %% [markdown]
 # Several models on the same labels give one long table, resampled with the same rows for

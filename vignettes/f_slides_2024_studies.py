@@ -140,8 +140,9 @@ case.summary("test", columns=("true_mse", "accuracy", "auc", "brier", "lcs", "kl
 
 # %%
 for name, recalibration in case.recalibrations.items():
-    fig = recalibration.plot(split="test")
-    fig.suptitle(name, y=1.03)
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4.5), layout="constrained")
+    recalibration.plot(axes, split="test")
+    fig.suptitle(name)
     plt.show()
 
 # %% [markdown]
