@@ -50,6 +50,42 @@ def test_narrower_level_gives_a_nested_band(fitted, method, band):
     assert np.any(wide.upper - wide.lower > narrow.upper - narrow.lower)
 
 
+@pytest.fixture(scope="module")
+def fitted_inner() -> dict:
+    # scores within [0.1, 0.9] (n = 300): a grid over [0, 1] has points on both sides
+    s, d = _data(1000, seed=11, gamma=3.0)
+    keep = (s > 0.1) & (s < 0.9)
+    s, d = s[keep][:300], d[keep][:300]
+    return {m: make_calibrator(m).fit(s, d) for m in ALL_METHODS}
+
+
+@pytest.mark.parametrize("method", ALL_METHODS)
+@pytest.mark.parametrize("band", ["pointwise", "bootstrap", "consistency"])
+@pytest.mark.parametrize("level", [0.5, 0.8, 0.99])
+def test_band_is_defined_exactly_inside_the_observed_score_range(fitted_inner, method, band,
+                                                                 level):
+    model = fitted_inner[method]
+    lo, hi = model.score_range_
+    grid = np.unique(np.concatenate([np.linspace(0, 1, 41), [lo, hi]]))
+    c = model.curve(grid, band=band, level=level, n_boot=20, seed=1)
+    inside = (grid >= lo) & (grid <= hi)
+    np.testing.assert_array_equal(c.in_range, inside)
+    assert inside.sum() >= 30 and (~inside).sum() >= 8
+    assert np.isfinite(c.lower[inside]).all() and np.isfinite(c.upper[inside]).all()
+    assert np.isnan(c.lower[~inside]).all() and np.isnan(c.upper[~inside]).all()
+    assert np.all(c.lower[inside] <= c.upper[inside])
+    assert np.isfinite(c.estimate).all()  # outside: the map extrapolated, documented
+    np.testing.assert_array_equal(c.to_frame()["in_range"], inside)
+
+
+def test_default_grid_is_all_in_range(fitted):
+    assert fitted["local"].curve(band=None).in_range.all()
+    # the display grid of curve_ covers [0, 1]; its band stops where the data stop
+    shown = fitted["local"].curve_
+    lo, hi = fitted["local"].score_range_
+    np.testing.assert_array_equal(shown.in_range, (shown.grid >= lo) & (shown.grid <= hi))
+
+
 def test_no_band_is_nan(fitted):
     c = fitted["local"].curve(band=None)
     assert np.isnan(c.lower).all() and np.isnan(c.upper).all()

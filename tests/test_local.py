@@ -229,7 +229,8 @@ def test_empty_window_gives_nan_and_warns():
     s = np.array([0.1, 0.12, 0.9])
     d = np.array([0.0, 1.0, 1.0])
     with pytest.warns(CalibrationWarning, match="no observation"):
-        c = local_curve(s, d, None, nn=None, h=0.05, grid=np.array([0.1, 0.5, 0.9]))
+        c = local_curve(s, d, None, degree=0, kernel="rect", nn=None, h=0.05,
+                        grid=np.array([0.1, 0.5, 0.9]))
     assert np.isnan(c.estimate[1]) and c.estimate[0] == 0.5
 
 
@@ -251,7 +252,7 @@ def test_curve_fields(evaluation):
 
 def test_band_of_degree0_rect_is_binomial():
     s, d = _data(1000, seed=10)
-    c = locacal.calibration_curve(s, d, interval="normal")
+    c = locacal.calibration_curve(s, d, degree=0, kernel="rect", interval="normal")
     half = 1.959963984540054 * np.sqrt(c.estimate * (1 - c.estimate) / c.counts)
     np.testing.assert_allclose(c.upper, np.clip(c.estimate + half, 0, 1), atol=1e-12)
 
@@ -259,7 +260,8 @@ def test_band_of_degree0_rect_is_binomial():
 def test_weighted_band_uses_squared_weights():
     s, d = _data(500, seed=11)
     w = np.random.default_rng(12).exponential(size=s.size)
-    c = locacal.calibration_curve(s, d, weights=w, grid=np.array([0.5]), interval="normal")
+    c = locacal.calibration_curve(s, d, weights=w, grid=np.array([0.5]), interval="normal",
+                                  degree=0, kernel="rect")
     dist = np.abs(s - 0.5)
     inside = dist <= np.sort(dist)[74]
     var = np.sum(w[inside] ** 2) / np.sum(w[inside]) ** 2
@@ -270,8 +272,8 @@ def test_weighted_band_uses_squared_weights():
 def test_clip():
     s = np.array([0.0] * 5 + [0.1] * 5 + [0.2] * 5)
     d = np.array([1.0] * 5 + [0.0] * 5 + [0.0] * 5)
-    raw = local_curve(s, d, None, degree=2, nn=0.5, clip=False)
-    clipped = local_curve(s, d, None, degree=2, nn=0.5)
+    raw = local_curve(s, d, None, degree=2, kernel="rect", nn=0.5, clip=False)
+    clipped = local_curve(s, d, None, degree=2, kernel="rect", nn=0.5)
     assert raw.estimate.min() < 0 or raw.estimate.max() > 1
     np.testing.assert_array_equal(clipped.estimate, np.clip(raw.estimate, 0, 1))
 
@@ -293,7 +295,7 @@ def test_curve_called_on_new_scores_is_the_exact_fit(weighted, degree, kernel):
 
 def test_evaluator_of_tree_is_the_tree():
     s, d = _data(2000, seed=18)
-    c = local_curve(s, d, None, degree=2, evaluation="locfit")
+    c = local_curve(s, d, None, degree=2, kernel="rect", evaluation="locfit")
     x = np.random.default_rng(19).uniform(size=3000)
     raw = local_estimate(s, d, None, x, degree=2, evaluation="locfit")
     np.testing.assert_array_equal(c(x), np.clip(raw, 0, 1))

@@ -252,6 +252,18 @@ class LocalRegressionCalibrator(BaseCalibrator):
     def _has_pointwise_band(self) -> bool:
         return True
 
+    def _resampled_draws(self, grid: np.ndarray, kind: str, n_boot: int,
+                         rng: np.random.Generator) -> np.ndarray | None:
+        """All resamples at once (:mod:`._local_resample`) for the native exact fit with a
+        fixed span; a span chosen by a criterion is re-chosen per resample (refits)."""
+        if (self.backend != "native" or self.evaluation != "exact"
+                or self.smoothing_table_ is not None):
+            return None
+        from locacal.curves._local_resample import resampled_draws
+
+        raw = resampled_draws(self.sample_, self.params_, grid, kind, n_boot, rng)
+        return np.clip(raw, 0.0, 1.0) if self.clip else raw
+
     def _tabulate(self, grid: np.ndarray, band: str | None, level: float,
                   interval: str) -> tuple[np.ndarray, ...]:
         exact = self.tree_ is None and self.backend == "native"
