@@ -163,9 +163,13 @@ class LocalRegressionCalibrator(BaseCalibrator):
     the linear-smoother weights of the exact fit (Loader 1999, section 2.3:
     ``Var g(t) = sum_i l_i(t)^2 Var(D_i)``); it stays in [0, 1] and keeps a positive width
     where g is 0 or 1 (:mod:`locacal.curves.bands`). It is a band for the smoothed map
-    ``E[g_hat(t)]``: with a fixed span the smoothing bias does not shrink with n, so it
-    under-covers g where g is curved (``benchmarks/coverage_bands.py``). ``counts`` are the
-    observations with positive weight within ``h(t)``.
+    ``E[g_hat(t)]``: with a fixed span the smoothing bias does not shrink with n. With the
+    default local line the bias is second order and the 95 % band covered the true map at
+    0.947-0.953 on average between the 5 % and 95 % score quantiles and 0.93-0.97 at the 1 %
+    and 99 % quantiles (n = 2000 and 20000; calibrated, over- and under-confident scores;
+    ``benchmarks/coverage_bands.py``, 400 samples); the slides' local mean (degree 0, rect)
+    covered 0.00-0.12 at those edge quantiles. ``counts`` are the observations with positive
+    weight within ``h(t)``.
 
     Rows of weight zero are dropped before the fit (they are not in the sample). The other
     rows count one each among the ``floor(n nn)`` neighbours, as in locfit, so with ``nn`` an
