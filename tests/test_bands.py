@@ -114,13 +114,26 @@ def test_binning_intervals_equal_statsmodels(interval, method):
 def test_pointwise_band_has_width_where_the_estimate_is_zero_or_one():
     s = np.linspace(0, 1, 400)
     d = (s > 0.5).astype(float)  # g is exactly 0 on the left and 1 on the right
-    c = locacal.calibration_curve(s, d, grid=[0.1, 0.9])
+    z2 = 1.959963984540054**2
+    # the slides' local mean: Wilson at p = 0 on the 60 window rows, z^2 / (n + z^2)
+    c = locacal.calibration_curve(s, d, grid=[0.1, 0.9], degree=0, kernel="rect")
     np.testing.assert_array_equal(c.estimate, [0.0, 1.0])
     assert c.upper[0] > 0.0 and c.lower[1] < 1.0
-    # Wilson at p = 0 on 60 rows: upper = z^2 / (n + z^2)
-    z2 = 1.959963984540054**2
     assert c.counts[0] == 60
     assert c.upper[0] == pytest.approx(z2 / (60 + z2), rel=1e-12)
+    # the default local line: the same at the effective size 1 / sum_i l_i^2, with the
+    # smoother weights l_i = e_1' (X' W X)^-1 X' W of the tricube window (60 nearest rows)
+    c = locacal.calibration_curve(s, d, grid=[0.1, 0.9])
+    np.testing.assert_allclose(c.estimate, [0.0, 1.0], atol=1e-12)
+    dx = s - 0.1
+    h = np.sort(np.abs(dx))[59]
+    w = np.clip(1 - np.abs(dx / h) ** 3, 0, None) ** 3
+    x = np.column_stack([np.ones_like(dx), dx])
+    smoother = np.linalg.solve(x.T @ (w[:, None] * x), (w[:, None] * x).T)[0]
+    n_eff = 1 / np.sum(smoother**2)
+    assert n_eff < 60
+    assert c.upper[0] == pytest.approx(z2 / (n_eff + z2), rel=1e-9)
+    assert c.lower[1] == pytest.approx(1 - z2 / (n_eff + z2), rel=1e-9)
 
 
 @pytest.mark.parametrize("reg_type", ["lc", "ll"])

@@ -237,6 +237,22 @@ def test_empty_window_gives_nan_and_warns():
 # ----------------------------------------------------------------- the curve object
 
 
+def test_defaults_are_local_linear_tricube_and_the_lcs_keeps_the_slides():
+    # issue 9: the default curve is locfit's lp(s, nn = 0.15, deg = 1), kern = "tcub"
+    # (R parity of that configuration: test_local_exact_parity_r.py); the LCS stays the
+    # slides' local mean (degree 0, rectangular kernel, nn = 0.15)
+    s, d = _data(800, seed=30)
+    c = locacal.calibration_curve(s, d)
+    assert dict(c.params) == {"degree": 1, "nn": 0.15, "h": None, "kernel": "tricube",
+                              "evaluation": "exact"}
+    explicit = local_estimate(s, d, None, c.grid, degree=1, nn=0.15, kernel="tricube")
+    np.testing.assert_array_equal(c.estimate, np.clip(explicit, 0, 1))
+    assert locacal.lcs(s, d) == locacal.lcs(s, d, degree=0, kernel="rect", nn=0.15)
+    slides = np.clip(local_estimate(s, d, None, c.grid, degree=0, nn=0.15, kernel="rect"),
+                     0, 1)
+    assert np.max(np.abs(slides - c.estimate)) > 1e-3  # the two really differ
+
+
 @pytest.mark.parametrize("evaluation", ["exact", "locfit"])
 def test_curve_fields(evaluation):
     s, d = _data(1000, seed=9)
