@@ -34,15 +34,16 @@ print(data.head())
 # ## One estimand, several estimators
 #
 # Binning (the thesis's adaptive bins and the quantile bins of the slides) against local
-# regression of degree 0, 1 and 2, LOWESS and Nadaraya-Watson.
+# regression of degree 0 (the slides' rectangular window), 1 (locacal's default, tricube)
+# and 2, LOWESS and Nadaraya-Watson.
 
 # %%
 curves = {
     "adaptive bins (sqrt n)": locacal.calibration_curve(s, d, method="binning",
                                                         strategy="adaptive"),
     "10 quantile bins": locacal.calibration_curve(s, d, method="binning"),
-    "local, degree 0": locacal.calibration_curve(s, d),
-    "local, degree 1": locacal.calibration_curve(s, d, degree=1),
+    "local, degree 0 (slides)": locacal.calibration_curve(s, d, degree=0, kernel="rect"),
+    "local, degree 1, tricube (default)": locacal.calibration_curve(s, d),
     "local, degree 2, tricube": locacal.calibration_curve(s, d, degree=2, kernel="tricube"),
     "lowess (frac 0.15)": locacal.calibration_curve(s, d, method="lowess"),
     "Nadaraya-Watson": locacal.calibration_curve(s, d, method="kernel"),

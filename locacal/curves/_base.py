@@ -202,7 +202,8 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
         -------
         CalibrationCurve
             Holds this fitted calibrator as ``estimator``; calling the curve on new scores is
-            ``estimator.predict``.
+            ``estimator.predict``. Grid points outside the fitted scores' range are marked
+            (``in_range`` False): their estimate is the map extrapolated and their band NaN.
         """
         check_is_fitted(self)
         band = check_band(band)
@@ -220,9 +221,15 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
                                  "fitted from cell statistics (Dask input), which keep none; "
                                  "use band='pointwise' or None")
             lower, upper = resampled_band(self, points, band, level, n_boot, seed)
+        lo, hi = self.score_range_
+        in_range = (points >= lo) & (points <= hi)
+        # no band where there are no data: the estimate there is the map extrapolated
+        lower = np.where(in_range, lower, np.nan)
+        upper = np.where(in_range, upper, np.nan)
         return CalibrationCurve(grid=points, estimate=estimate, lower=lower, upper=upper,
                                 counts=counts, method=self.method,
-                                params=self._curve_params(), estimator=self)
+                                params=self._curve_params(), estimator=self,
+                                in_range=in_range)
 
     @property
     def curve_(self) -> CalibrationCurve:
@@ -257,6 +264,12 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
     def _default_grid(self) -> np.ndarray:
         lo, hi = self.score_range_
         return slides_grid(np.array([lo, hi]))
+
+    def _resampled_draws(self, grid: np.ndarray, kind: str, n_boot: int,
+                         rng: np.random.Generator) -> np.ndarray | None:
+        """The resampled maps of a bootstrap/consistency band at ``grid``, (n_boot, m), when
+        the calibrator computes them faster than ``n_boot`` refits; None: refit clones."""
+        return None
 
     def _has_pointwise_band(self) -> bool:
         """Whether ``_pointwise_band`` is analytic; if not, "pointwise" means bootstrap."""

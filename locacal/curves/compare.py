@@ -20,7 +20,8 @@ column measures the curve, not the scores alone:
 ``lcs``
     the slides' LCS functional applied to *this* curve: sum_j f(l_j) (g(l_j) - l_j)^2 /
     sum_j f(l_j) on the slides' grid l_j within the score range, f the reflected density of
-    the scores (:func:`locacal.metrics.lcs` is this column for the default local spec);
+    the scores (:func:`locacal.metrics.lcs` is this column for the slides' local spec,
+    ``{"method": "local", "degree": 0, "kernel": "rect"}``);
 ``ece``
     the curve's mean absolute gap to the diagonal at the data, (1/n) sum_i |g(s_i) - s_i|
     (the ICI of Austin & Steyerberg 2019 with this curve as the smoother; the binned ECE is
@@ -194,7 +195,7 @@ def compare_curves(scores: Any, labels: Any, specs: Mapping[str, Any], *, weight
         Scores in [0, 1] and 0/1 events.
     specs : dict label -> spec
         Each spec is a method name (``"platt"``), a dict with ``"method"`` and its options
-        (``{"method": "local", "degree": 0, "nn": 0.15}``) or a locacal calibrator. An
+        (``{"method": "local", "degree": 0, "kernel": "rect"}``) or a locacal calibrator. An
         unfitted calibrator (or a name or dict) is fitted on ``scores, labels``; a *fitted*
         calibrator is used as given for the curve and the columns measured on the data
         (df, lcs, ece, ise), while ``cv_brier`` always refits a clone per fold.

@@ -78,6 +78,10 @@ def calibration_curve(
     method : str, default "local"
         ``"local"``, ``"binning"``, ``"lowess"``, ``"kernel"``, ``"locfit"``,
         ``"isotonic"``, ``"platt"`` or ``"beta"`` (table in :mod:`locacal.curves`).
+        ``"local"`` (and ``"locfit"``) default to local-linear regression with the tricube
+        kernel on 15 % nearest neighbours (``degree=1, kernel="tricube", nn=0.15``); the
+        2024 slides' curve is ``degree=0, kernel="rect"``
+        (:data:`locacal.curves.local.SLIDES_LOCAL`).
     weights : array-like of shape (n,), optional
         Non-negative relative case weights (exposure, survey weights).
     grid : array-like, optional

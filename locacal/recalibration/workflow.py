@@ -19,13 +19,14 @@ from locacal._validation import (
     public_api,
 )
 from locacal.curves import METHODS, make_calibrator
+from locacal.curves.local import SLIDES_LOCAL
 from locacal.metrics.registry import evaluate
 from locacal.recalibration.split import SPLIT_NAMES
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-__all__ = ["METRIC_COLUMNS", "RecalibrationResult", "recalibrate"]
+__all__ = ["METRIC_COLUMNS", "STUDY_SETTINGS", "RecalibrationResult", "recalibrate"]
 
 #: Metric columns of :attr:`RecalibrationResult.metrics`, in order (``true_mse`` only when
 #: true probabilities are given).
@@ -34,6 +35,12 @@ METRIC_COLUMNS = ("n", "true_mse", "brier", "ece", "qmse", "lcs", "accuracy", "s
 
 UNCALIBRATED = "uncalibrated"
 TRUE_P = "true_p"
+
+#: Settings a method name implies in :func:`recalibrate` where they differ from the
+#: calibrator's defaults: the 2024 study's local regression (degree 0, rectangular kernel,
+#: nn = 0.15), which :class:`~locacal.curves.local.LocalRegressionCalibrator` no longer
+#: defaults to.
+STUDY_SETTINGS = {"local": dict(SLIDES_LOCAL)}
 
 #: Grid of [0, 1] on which :attr:`RecalibrationResult.maps` tabulates every map.
 MAP_GRID = np.linspace(0.0, 1.0, 101)
@@ -90,7 +97,7 @@ def _methods(methods: Any) -> dict[str, Any]:
             if name not in METHODS:
                 raise ValueError(f"unknown method {name!r}; choose among {tuple(METHODS)} or "
                                  "pass a {name: estimator} mapping")
-            chosen[name] = make_calibrator(name)
+            chosen[name] = make_calibrator(name, **STUDY_SETTINGS.get(name, {}))
     if not chosen:
         raise ValueError("methods is empty")
     for name in chosen:
@@ -165,8 +172,8 @@ class RecalibrationResult:
 
     def plot(self, ax: Sequence[Axes] | None = None, *, split: str = "test") -> np.ndarray:
         """Two panels: the fitted maps g (left, :meth:`plot_maps`) and the calibration
-        curves of ``split`` before and after recalibration (right, local regression of
-        degree 0, nn = 0.15).
+        curves of ``split`` before and after recalibration (right, the slides' local
+        regression: degree 0, rectangular kernel, nn = 0.15).
 
         Parameters
         ----------
@@ -198,7 +205,8 @@ class RecalibrationResult:
         frame = self.scores[split]
         columns = [c for c in frame.columns if c not in ("label", TRUE_P)]
         for i, name in enumerate(columns):
-            curve = calibration_curve(frame[name], frame["label"], method="local", band=None)
+            curve = calibration_curve(frame[name], frame["label"], method="local",
+                                      band=None, **SLIDES_LOCAL)
             curve.plot(ax=ax_curve, band=False, diagonal=i == 0, label=name,
                        color=palette(i))
         ax_curve.set(title=f"Calibration curves on the {split} split",
@@ -255,7 +263,9 @@ def recalibrate(
         ``"isotonic"``, ``"beta"``, ``"local"``, ``"binning"``, ``"lowess"``, ``"kernel"``,
         ``"locfit"``; default settings, those of the 2024 study for the four defaults: Platt
         on the score, R's isotonic step function, beta "abm", local regression of degree 0
-        with nn = 0.15 and the rectangular kernel), or named estimators, e.g.
+        with nn = 0.15 and the rectangular kernel, set explicitly here since
+        ``LocalRegressionCalibrator()`` defaults to local-linear with the tricube kernel;
+        :data:`STUDY_SETTINGS`), or named estimators, e.g.
         ``{"local_deg2": LocalRegressionCalibrator(degree=2)}``; each is cloned before fitting.
     true_p : str or sequence of three array-likes, optional
         Known probabilities (simulations), which add the true MSE and the ``"true_p"`` rows: the

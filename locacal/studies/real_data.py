@@ -209,12 +209,13 @@ def real_data_study(
 def plot_real_data_curves(study: RealDataStudy, *, split: str = "test",
                           methods: Sequence[str] | None = None,
                           fig: Figure | None = None) -> Figure:
-    """One panel per model: local-regression calibration curves (degree 0, 15 % nearest
-    neighbours) of the uncalibrated scores, with their 95 % band, and of each recalibration,
-    on ``split``. Returns the Figure."""
+    """One panel per model: the slides' local-regression calibration curves (degree 0,
+    rectangular kernel, 15 % nearest neighbours) of the uncalibrated scores, with their 95 %
+    band, and of each recalibration, on ``split``. Returns the Figure."""
     import matplotlib.pyplot as plt
 
     from locacal.curves import calibration_curve
+    from locacal.curves.local import SLIDES_LOCAL
 
     check_choice(split, SPLITS, "split")
     names = list(study.recalibrations)
@@ -228,7 +229,8 @@ def plot_real_data_curves(study: RealDataStudy, *, split: str = "test",
             chosen = ["uncalibrated", *(m for m in methods if m != "uncalibrated")]
         for i, method in enumerate(chosen):
             check_choice(method, tuple(frame.columns), "methods")
-            curve = calibration_curve(frame[method], frame["label"], method="local")
+            curve = calibration_curve(frame[method], frame["label"], method="local",
+                                      **SLIDES_LOCAL)
             curve.plot(ax=ax, band=method == "uncalibrated", diagonal=i == 0, label=method)
         ax.set(title=name, xlabel="score", xlim=(0, 1), ylim=(0, 1))
     axes[0].set_ylabel("E[D | score]")
