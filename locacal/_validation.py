@@ -71,6 +71,8 @@ __all__ = [
     "check_probabilities",
     "check_scores",
     "check_scores_labels",
+    "has_dask",
+    "is_dask",
     "positive_weight_rows",
     "public_api",
     "warn",
@@ -135,8 +137,24 @@ def public_api(func: Callable[_P, _R]) -> Callable[_P, _R]:
     return wrapper
 
 
+def is_dask(value: Any) -> bool:
+    """Whether ``value`` is a Dask collection (array, Series, DataFrame), judged by the module
+    of its type so that Dask is never imported to find out (:mod:`locacal._dask`)."""
+    module = type(value).__module__ or ""
+    return module.split(".")[0] in ("dask", "dask_expr")
+
+
+def has_dask(*values: Any) -> bool:
+    """Whether any of ``values`` is a Dask collection: the public functions then take the
+    partition-by-partition path of :mod:`locacal._dask`."""
+    return any(is_dask(v) for v in values)
+
+
 def binary_labels(labels: Any, pos_label: Any, name: str = "labels") -> Any:
-    """``labels == pos_label`` as 0/1 floats (a pandas Series keeps its index)."""
+    """``labels == pos_label`` as 0/1 floats (a pandas Series keeps its index; a Dask
+    collection stays lazy, compared partition by partition)."""
+    if is_dask(labels):
+        return (labels == pos_label).astype("float64")
     if hasattr(labels, "index") and hasattr(labels, "to_numpy") and np.ndim(labels) == 1:
         converted = check_labels(labels, len(labels), name, pos_label=pos_label)
         return type(labels)(converted, index=labels.index)

@@ -18,6 +18,7 @@ from locacal._validation import (
     check_fraction,
     check_int,
     check_scores_labels,
+    has_dask,
     positive_weight_rows,
     public_api,
 )
@@ -43,9 +44,11 @@ def lcs(scores: Any, labels: Any, *, weights: Any = None, nn: float = 0.15, degr
 
     where :math:`l_j` are the points of ``linspace(0, 1, grid_size)`` that lie within the
     observed score range, :math:`\\hat g` is the local regression of the labels on the scores
-    (degree 0, nearest-neighbour fraction 0.15, rectangular kernel by default) clipped to
-    [0, 1], and :math:`w_j` the Gaussian density of the scores reflected at 0 and 1 with R's
-    ``bw.nrd0`` bandwidth, at :math:`l_j`.
+    (degree 0, nearest-neighbour fraction 0.15, rectangular kernel by default: the 2024
+    slides' definition, which the LCS keeps although :func:`~locacal.calibration_curve`
+    now defaults to local-linear with the tricube kernel) clipped to [0, 1], and
+    :math:`w_j` the Gaussian density of the scores reflected at 0 and 1 with R's ``bw.nrd0``
+    bandwidth, at :math:`l_j`.
 
     This is the 2024 R code's ``local_calib_score`` (``weighted.mean`` of the squared gaps)
     without its random jitter. The slides' eq. (5) writes the sum without dividing by the sum
@@ -62,10 +65,11 @@ def lcs(scores: Any, labels: Any, *, weights: Any = None, nn: float = 0.15, degr
         Relative case weights (only w / sum(w) matters), used in the local fit (weighted least
         squares; ``nn`` counts rows, as in locfit) and in the density.
     nn : float, default 0.15
-        Nearest-neighbour fraction of the local regression.
+        Nearest-neighbour fraction of the local regression (the slides').
     degree : {0, 1, 2}, default 0
-        Local polynomial degree.
+        Local polynomial degree (the slides': the local mean).
     kernel : {"rect", "tricube", "gauss", "epan"}, default "rect"
+        The slides' rectangular kernel.
     evaluation : {"exact", "locfit"}, default "exact"
     grid_size : int, default 100
         Number of points of the full grid on [0, 1] before restriction.
@@ -82,7 +86,15 @@ def lcs(scores: Any, labels: Any, *, weights: Any = None, nn: float = 0.15, degr
     ----------
     Machado, Charpentier, Flachaire, Gallic & Hu (2024), "Our new metric: LCS", eq. (5), and
     "Local regression: issue" (restricted grid).
+
+    Dask input (:mod:`locacal._dask`): computed from mergeable cell statistics, partition by
+    partition, within the bound of :meth:`locacal._sufficient.ScoreStatistics.lcs_with_bound`
+    (degree 0 or 1, kernel "rect" or "tricube", ``evaluation="exact"``).
     """
+    if has_dask(scores, labels, weights):
+        from locacal import _dask
+
+        return _dask.lcs(scores, labels, weights, nn, degree, kernel, evaluation, grid_size)
     s, y, w = check_scores_labels(scores, labels, weights)
     params = local_params(degree, nn, None, kernel)
     check_choice(evaluation, EVALUATIONS, "evaluation")

@@ -172,8 +172,10 @@ _TABLE = (
            "expected calibration error: mean absolute gap between mean event and mean score "
            "on 10 quantile bins", "Naeini, Cooper & Hauskrecht (2015)"),
     Metric("ece_thresholded", ece_thresholded_from_sample, _T, False,
-           "the slides' ECE: mean absolute gap between accuracy of thresholded predictions "
-           "and mean score on 10 quantile bins", f"{_SLIDES}, eq. (2)"),
+           "the slides' 'ECE': mean absolute gap between the accuracy of the 0/1 predictions "
+           "(score >= threshold) and the mean score on 10 quantile bins; not a calibration "
+           "error of the probabilities (a calibrated model does not score 0)",
+           f"{_SLIDES}, eq. (2); after Guo, Pleiss, Sun & Weinberger (2017), ICML, §2"),
     Metric("qmse", lambda s: calib_mse_from_bins(s.bin_statistics("quantile", 10)), _L, False,
            "quantile MSE: squared gap between mean event and mean score on 10 quantile bins",
            "2024 R code of the slides (QMSE)"),
@@ -232,7 +234,8 @@ _TABLE = (
 )
 
 #: Every metric by name; :func:`~locacal.calibration_report` shows them in this order except
-#: ``kl``, ``e50``, ``e90`` and ``emax``.
+#: ``ece_thresholded``, ``kl``, ``e50``, ``e90`` and ``emax`` (available through its
+#: ``extra``).
 METRICS: MappingProxyType[str, Metric] = MappingProxyType({m.name: m for m in _TABLE})
 
 
