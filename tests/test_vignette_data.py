@@ -1,5 +1,5 @@
-"""The data shipped for the notebooks are the files vignettes/data/README.md describes, and
-every notebook paired with a Jupytext script holds the same cells as that script."""
+"""The data shipped for the notebooks are the files vignettes/data/README.md describes
+(tests/test_notebooks.py runs the notebooks themselves)."""
 
 import hashlib
 import re
@@ -45,22 +45,3 @@ def test_documented_row_counts():
     assert pima["set"].value_counts().to_dict() == {"Pima.te": 332, "Pima.tr": 200}
     assert set(pima["type"]) == {"Yes", "No"} and not pima.isna().any().any()
 
-
-def _paired_notebooks() -> list[Path]:
-    nbformat = pytest.importorskip("nbformat")
-    paired = []
-    for path in sorted(VIGNETTES.glob("*.ipynb")):
-        meta = nbformat.read(path, as_version=4).metadata
-        if "py:percent" in meta.get("jupytext", {}).get("formats", ""):
-            paired.append(path)
-    return paired
-
-
-@pytest.mark.parametrize("notebook", _paired_notebooks(), ids=lambda p: p.stem)
-def test_paired_script_has_the_notebook_cells(notebook):
-    jupytext = pytest.importorskip("jupytext")
-    script = notebook.with_suffix(".py")
-    assert script.exists(), f"{notebook.name} declares a paired {script.name}, which is missing"
-    cells = [(c.cell_type, c.source.strip()) for c in jupytext.read(notebook).cells]
-    paired = [(c.cell_type, c.source.strip()) for c in jupytext.read(script).cells]
-    assert cells == paired, f"{notebook.name} and {script.name} differ: run jupytext --sync"

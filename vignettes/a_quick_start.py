@@ -139,7 +139,7 @@ with warnings.catch_warnings():
 result.summary("test")[["brier", "ece", "lcs", "true_mse", "auc"]]
 
 # %%
-fig = result.plot(split="test")
+axes = result.plot(split="test")
 
 # %% [markdown]
 # Every map pulls the scores back towards the middle and divides the test LCS and true MSE

@@ -183,7 +183,7 @@ fixed = recalibrate("balanced")
 fixed.summary("test")[["brier", "ece", "qmse", "lcs", "auc"]]
 
 # %%
-fig = fixed.plot(split="test")
+axes = fixed.plot(split="test")
 
 # %% [markdown]
 # All four maps bring the balanced score back to the claim rate: the Brier score falls from

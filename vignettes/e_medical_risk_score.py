@@ -173,7 +173,7 @@ with warnings.catch_warnings():
 result.summary("test")[["brier", "ece", "lcs", "auc", "sensitivity", "specificity"]]
 
 # %%
-fig = result.plot(split="test")
+axes = result.plot(split="test")
 
 # %% [markdown]
 # Every map makes the test metrics *worse*. The calibration women are why: on them the
