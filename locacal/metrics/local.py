@@ -25,7 +25,8 @@ from locacal.curves._local_engine import EVALUATIONS, estimate_sorted, local_par
 from locacal.curves._local_fit import LocalParams
 from locacal.curves._local_window import SortedSample, sort_sample
 from locacal.curves.curve import SLIDES_GRID_SIZE, slides_grid
-from locacal.density import reflected_kde_values
+from locacal.density import EXACT_MAX_N, reflected_kde_values
+from locacal.metrics._lcs_unsorted import lcs_unsorted
 
 __all__ = ["lcs", "lcs_from_sorted", "wmse"]
 
@@ -88,6 +89,11 @@ def lcs(scores: Any, labels: Any, *, weights: Any = None, nn: float = 0.15, degr
     check_choice(evaluation, EVALUATIONS, "evaluation")
     grid_size = check_int(grid_size, "grid_size", minimum=2)
     s, y, w = positive_weight_rows(s, y, w)
+    if (w is None and evaluation == "exact" and params == LocalParams(0, params.nn, None, "rect")
+            and s.size > EXACT_MAX_N):
+        value = lcs_unsorted(s, y, params.nn, grid_size)  # no sort: selection by cell counts
+        if value is not None:
+            return value
     # one sort serves the fit and the density's bandwidth
     return lcs_from_sorted(sort_sample(s, y, w), params, evaluation, grid_size)
 
