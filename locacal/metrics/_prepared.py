@@ -144,11 +144,8 @@ class PreparedSample:
         if strategy == "uniform":
             return _edge_bins(s, np.linspace(0.0, 1.0, bins + 1))
         if strategy == "quantile":
-            breaks = np.unique(quantile_type7(s, self.sorted.weights,
-                                              np.arange(bins + 1) / bins))
-            if breaks.size - 1 < bins:
-                warn(f"tied scores leave {max(breaks.size - 1, 1)} distinct quantile bins of "
-                     f"the {bins} requested")
+            breaks = self._quantile_breaks(
+                quantile_type7(s, self.sorted.weights, np.arange(bins + 1) / bins), bins)
             if breaks.size == 1:  # a single distinct score: one bin
                 return SortedBins(np.zeros(1, dtype=np.int64), breaks, self.n)
             return _edge_bins(s, breaks)
@@ -167,6 +164,10 @@ class PreparedSample:
         key = self._key(strategy, bins, bin_size)
         if key in self._stats:
             return self._stats[key]
+        if self._without_sort(key[0]):
+            stats = self._unsorted_statistics(*key)
+            self._stats[key] = stats
+            return stats
         b = self.bins(strategy, bins, bin_size)
         sample = self.sorted
         count = b.count
@@ -179,15 +180,57 @@ class PreparedSample:
                            else sample.weights * self._sorted_y)
         score_sum = b.sums(sample.scores if sample.weights is None
                            else sample.weights * sample.scores)
-        keep = weight > 0
-        small = count[keep] < 10
-        if small.any():
-            warn(f"{int(small.sum())} bin(s) hold fewer than 10 observations: their "
-                 "estimates are noisy")
-        stats = BinStatistics(count[keep], weight[keep], weight_sq[keep], label_sum[keep],
-                              score_sum[keep], b.upper[keep])
+        stats = _kept_statistics(count, weight, weight_sq, label_sum, score_sum, b.upper)
         self._stats[key] = stats
         return stats
+
+    def _without_sort(self, strategy: str) -> bool:
+        """Whether bins of ``strategy`` are summed in the rows' order, without a sort:
+        uniform bins, and unweighted quantile bins (quantiles by selection). Always, even
+        when another metric has sorted the sample already, so that a metric's value does not
+        depend (in its last bit) on what else was computed before it."""
+        return strategy == "uniform" or (strategy == "quantile" and self.weights is None)
+
+    def _unsorted_statistics(self, strategy: str, bins: int) -> BinStatistics:
+        """:meth:`bin_statistics` without sorting: the edges as :meth:`_make_bins` forms
+        them (type-7 quantiles are order statistics, the same whether found by sorting or by
+        selection), each row's bin by binary search among the inner edges (bin j >= 1 holds
+        the scores above edge j: ``searchsorted(..., side="left")``), sums by ``bincount``.
+        The sums differ from the sorted ones by the order of summation only."""
+        s = self.scores
+        if strategy == "uniform":
+            edges = np.linspace(0.0, 1.0, bins + 1)
+        else:
+            edges = self._quantile_breaks(quantile_type7(s, None, np.arange(bins + 1) / bins),
+                                          bins)
+        if edges.size == 1:  # a single distinct score: one bin
+            index, upper = np.zeros(s.size, dtype=np.intp), edges
+        else:
+            index, upper = np.searchsorted(edges[1:-1], s, side="left"), edges[1:]
+        size = upper.size
+        count = np.bincount(index, minlength=size).astype(np.float64)
+        w = self.weights
+        if w is None:
+            weight = weight_sq = count
+            label_sum = np.bincount(index, weights=self.labels, minlength=size)
+            score_sum = np.bincount(index, weights=s, minlength=size)
+        else:
+            weight = np.bincount(index, weights=w, minlength=size)
+            weight_sq = np.bincount(index, weights=w * w, minlength=size)
+            label_sum = np.bincount(index, weights=w * self.labels, minlength=size)
+            score_sum = np.bincount(index, weights=w * s, minlength=size)
+        filled = count > 0  # empty bins are no bins, as in the sorted sample's runs
+        return _kept_statistics(count[filled], weight[filled], weight_sq[filled],
+                                label_sum[filled], score_sum[filled], upper[filled])
+
+    @staticmethod
+    def _quantile_breaks(quantiles: np.ndarray, bins: int) -> np.ndarray:
+        """Distinct quantile edges; warns when ties leave fewer bins than requested."""
+        breaks = np.unique(quantiles)
+        if breaks.size - 1 < bins:
+            warn(f"tied scores leave {max(breaks.size - 1, 1)} distinct quantile bins of "
+                 f"the {bins} requested")
+        return breaks
 
     # ------------------------------------------------------------------ classification
 
@@ -227,6 +270,20 @@ class PreparedSample:
         if p_sum <= 0 or n_sum <= 0:
             return float("nan")
         return float(np.dot(pos, below + 0.5 * neg) / (p_sum * n_sum))
+
+
+def _kept_statistics(count: np.ndarray, weight: np.ndarray, weight_sq: np.ndarray,
+                     label_sum: np.ndarray, score_sum: np.ndarray,
+                     upper: np.ndarray) -> BinStatistics:
+    """Bin statistics without the bins of zero weight; warns when a bin holds fewer than 10
+    observations."""
+    keep = weight > 0
+    small = count[keep] < 10
+    if small.any():
+        warn(f"{int(small.sum())} bin(s) hold fewer than 10 observations: their "
+             "estimates are noisy")
+    return BinStatistics(count[keep], weight[keep], weight_sq[keep], label_sum[keep],
+                         score_sum[keep], upper[keep])
 
 
 def prepare(scores: Any, labels: Any, weights: Any = None, *, true_p: Any = None,
