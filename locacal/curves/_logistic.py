@@ -29,6 +29,10 @@ EPS = float(np.finfo(np.float64).eps)
 #: Gradient tolerance of the Newton solver, and its iteration cap.
 TOL = 1e-10
 MAX_ITER = 100
+#: From this many rows on, Newton's method starts from the fit on a strided subsample of
+#: about ``WARM_ROWS`` rows (:func:`_start_on_subsample`).
+WARM_MIN_ROWS = 200_000
+WARM_ROWS = 20_000
 
 
 def logit(s: np.ndarray) -> np.ndarray:
@@ -54,6 +58,32 @@ def _no_maximum(eta: np.ndarray, y: np.ndarray, w: np.ndarray) -> bool:
         return False
     ll = _log_likelihood(eta, y, w)
     return _log_likelihood(2.0 * eta, y, w) >= ll - 1e-9 * abs(ll)
+
+
+def _start_on_subsample(model: LogisticRegression, x: np.ndarray, y: np.ndarray,
+                        w: np.ndarray) -> bool:
+    """Fit ``model`` (``warm_start=True``) on every k-th row, about :data:`WARM_ROWS` of them,
+    when there are at least :data:`WARM_MIN_ROWS`; True when that fit converged and the fit
+    on all rows starts from it.
+
+    Newton's method then needs about 3 steps on all rows instead of 6. It stops once the
+    gradient is below :data:`TOL`, which from this start can leave the coefficients 1e-11
+    from the maximum (measured at n = 1e6) where the cold start's last, quadratically
+    convergent step lands on it to the last bits; so the caller takes one more step, after
+    which the two agree to about 1e-15.
+    """
+    n = y.size
+    if n < WARM_MIN_ROWS:
+        return False
+    sub = slice(None, None, n // WARM_ROWS)
+    if y[sub].min() == y[sub].max():  # one class in the subsample: no start from it
+        return False
+    model.fit(x[sub], y[sub], sample_weight=w[sub])
+    coef = np.concatenate([model.coef_[0], np.atleast_1d(model.intercept_)])
+    if model.n_iter_[0] < MAX_ITER and np.all(np.isfinite(coef)):
+        return True
+    model.set_params(warm_start=False)  # a separated subsample: start afresh
+    return False
 
 
 def fit_logistic(
@@ -91,10 +121,14 @@ def fit_logistic(
             raise ValueError("a logistic fit needs features or an intercept")
         return np.array([_logit(np.average(y, weights=w))])
     model = LogisticRegression(C=np.inf, solver="newton-cholesky", tol=TOL, max_iter=MAX_ITER,
-                               fit_intercept=intercept)
+                               fit_intercept=intercept, warm_start=True)
     with warnings.catch_warnings(record=True):
         warnings.simplefilter("always")
+        started = _start_on_subsample(model, x, y, w)
         model.fit(x, y, sample_weight=w)
+        n_iter = model.n_iter_[0]
+        if started and n_iter < MAX_ITER:
+            model.fit(x, y, sample_weight=w)  # one more Newton step (see _start_on_subsample)
     coef = model.coef_[0]
     params = np.concatenate([model.intercept_, coef]) if intercept else coef.copy()
     if not np.all(np.isfinite(params)):
@@ -105,7 +139,7 @@ def fit_logistic(
         warn("the scores separate the two classes (fitted probabilities numerically 0 or 1, "
              "and the likelihood still grows along the fitted coefficients): the maximum "
              f"likelihood does not exist and the fit stopped at {np.round(params, 3).tolist()}")
-    elif model.n_iter_[0] >= MAX_ITER:
+    elif n_iter >= MAX_ITER:
         warn(f"the logistic fit of the recalibration map did not converge in {MAX_ITER} "
              "Newton steps")
     return params
