@@ -201,12 +201,15 @@ class PreparedSample:
         if strategy == "uniform":
             edges = np.linspace(0.0, 1.0, bins + 1)
         else:
-            edges = self._quantile_breaks(quantile_type7(s, None, np.arange(bins + 1) / bins),
-                                          bins)
+            # order statistics: the same from the sorted sample when another metric has
+            # sorted it (np.quantile's selection is then quick)
+            ordered = self.sorted.scores if "sorted" in self.__dict__ else s
+            edges = self._quantile_breaks(
+                quantile_type7(ordered, None, np.arange(bins + 1) / bins), bins)
         if edges.size == 1:  # a single distinct score: one bin
             index, upper = np.zeros(s.size, dtype=np.intp), edges
         else:
-            index, upper = np.searchsorted(edges[1:-1], s, side="left"), edges[1:]
+            index, upper = _bin_index(s, edges[1:-1]), edges[1:]
         size = upper.size
         count = np.bincount(index, minlength=size).astype(np.float64)
         w = self.weights
@@ -270,6 +273,22 @@ class PreparedSample:
         if p_sum <= 0 or n_sum <= 0:
             return float("nan")
         return float(np.dot(pos, below + 0.5 * neg) / (p_sum * n_sum))
+
+
+#: Up to this many inner edges a row's bin is found by counting comparisons.
+_COMPARED_EDGES = 16
+
+
+def _bin_index(scores: np.ndarray, inner: np.ndarray) -> np.ndarray:
+    """``searchsorted(inner, scores, side="left")``: the number of inner edges below each
+    score. For a few edges, as a sum of comparisons (one vectorised pass per edge, about four
+    times faster than the binary search on unsorted scores)."""
+    if inner.size > _COMPARED_EDGES:
+        return np.searchsorted(inner, scores, side="left")
+    index = np.zeros(scores.size, dtype=np.uint8)
+    for edge in inner.tolist():
+        np.add(index, scores > edge, out=index)
+    return index.astype(np.intp)
 
 
 def _kept_statistics(count: np.ndarray, weight: np.ndarray, weight_sq: np.ndarray,
