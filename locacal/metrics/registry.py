@@ -41,7 +41,7 @@ from locacal.metrics.clinical import (
     spiegelhalter_z,
 )
 from locacal.metrics.corp import corp_decomposition, corp_from_sorted
-from locacal.metrics.local import lcs, lcs_from_sorted, wmse
+from locacal.metrics.local import lcs, lcs_from_sorted, wmse, wmse_of_sample
 from locacal.metrics.log_score import log_loss
 from locacal.metrics.smooth_ece import smece
 
@@ -145,6 +145,13 @@ def _lcs(sample: PreparedSample) -> float:
     return lcs_from_sorted(sample.sorted, local_params())
 
 
+def _wmse(sample: PreparedSample) -> float:
+    """The WMSE; without weights from the shared sort."""
+    if sample.weights is None:
+        return wmse_of_sample(sample.scores, sample.labels, None, sorted_sample=sample.sorted)
+    return wmse(sample.scores, sample.labels, weights=sample.weights)
+
+
 _L, _P, _T = frozenset({"labels"}), frozenset({"true_p"}), frozenset({"labels", "threshold"})
 
 _TABLE = (
@@ -177,7 +184,7 @@ _TABLE = (
     Metric("qmse", lambda s: calib_mse_from_bins(s.bin_statistics("quantile", 10)), _L, False,
            "quantile MSE: squared gap between mean event and mean score on 10 quantile bins",
            "2024 R code of the slides (QMSE)"),
-    Metric("wmse", lambda s: wmse(s.scores, s.labels, weights=s.weights), _L, False,
+    Metric("wmse", _wmse, _L, False,
            "density-weighted squared gap between nearest-neighbour event means and the "
            "diagonal", "2024 R code of the slides (weighted_mse)"),
     Metric("accuracy", lambda s: accuracy_from_confusion(s.confusion()), _T, True,
