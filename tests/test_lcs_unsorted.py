@@ -66,3 +66,14 @@ def test_concentrated_scores_fall_back_to_the_sort():
     y = (rng.uniform(size=s.size) < s).astype(np.float64)
     assert lcs_unsorted(s, y, 0.15, 100) is None
     assert locacal.lcs(s, y) == lcs_from_sorted(sort_sample(s, y, None), local_params())
+
+
+def test_the_report_gives_the_lcs_of_lcs():
+    # the registry shares a sort between metrics; its LCS is still lcs()'s, bit for bit
+    from locacal.metrics.registry import evaluate
+
+    rng = np.random.default_rng(4)
+    s, y = _sample(rng, 70_000)
+    got = evaluate(["auc", "lcs", "wmse"], s, y)
+    assert got["lcs"] == locacal.lcs(s, y)
+    assert got["wmse"] == locacal.wmse(s, y)

@@ -8,6 +8,7 @@ scores: ties are handled by a fixed rule, so the same input always gives the sam
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -28,7 +29,7 @@ from locacal.curves.curve import SLIDES_GRID_SIZE, slides_grid
 from locacal.density import EXACT_MAX_N, reflected_bandwidth, reflected_kde_values
 from locacal.metrics._lcs_unsorted import lcs_unsorted
 
-__all__ = ["lcs", "lcs_from_sorted", "wmse", "wmse_of_sample"]
+__all__ = ["lcs", "lcs_from_sorted", "lcs_of_sample", "wmse", "wmse_of_sample"]
 
 
 @public_api
@@ -88,14 +89,26 @@ def lcs(scores: Any, labels: Any, *, weights: Any = None, nn: float = 0.15, degr
     params = local_params(degree, nn, None, kernel)
     check_choice(evaluation, EVALUATIONS, "evaluation")
     grid_size = check_int(grid_size, "grid_size", minimum=2)
-    s, y, w = positive_weight_rows(s, y, w)
+    return lcs_of_sample(*positive_weight_rows(s, y, w), params, evaluation, grid_size)
+
+
+def lcs_of_sample(s: np.ndarray, y: np.ndarray, w: np.ndarray | None, params: LocalParams,
+                  evaluation: str = "exact", grid_size: int = SLIDES_GRID_SIZE,
+                  sorted_sample: Callable[[], SortedSample] | None = None) -> float:
+    """:func:`lcs` of validated arrays (positive weights only) and parameters.
+
+    The default fit of an unweighted sample beyond the density's exact range needs no sort
+    (:mod:`locacal.metrics._lcs_unsorted`); otherwise one sort serves the fit and the
+    density's bandwidth: ``sorted_sample()`` when given (the metric registry's shared sort of
+    the same rows), else :func:`sort_sample`.
+    """
     if (w is None and evaluation == "exact" and params == LocalParams(0, params.nn, None, "rect")
             and s.size > EXACT_MAX_N):
-        value = lcs_unsorted(s, y, params.nn, grid_size)  # no sort: selection by cell counts
+        value = lcs_unsorted(s, y, params.nn, grid_size)  # selection by cell counts
         if value is not None:
             return value
-    # one sort serves the fit and the density's bandwidth
-    return lcs_from_sorted(sort_sample(s, y, w), params, evaluation, grid_size)
+    sample = sort_sample(s, y, w) if sorted_sample is None else sorted_sample()
+    return lcs_from_sorted(sample, params, evaluation, grid_size)
 
 
 def lcs_from_sorted(sample: SortedSample, params: LocalParams, evaluation: str = "exact",

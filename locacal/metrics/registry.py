@@ -41,7 +41,7 @@ from locacal.metrics.clinical import (
     spiegelhalter_z,
 )
 from locacal.metrics.corp import corp_decomposition, corp_from_sorted
-from locacal.metrics.local import lcs, lcs_from_sorted, wmse, wmse_of_sample
+from locacal.metrics.local import lcs, lcs_of_sample, wmse, wmse_of_sample
 from locacal.metrics.log_score import log_loss
 from locacal.metrics.smooth_ece import smece
 
@@ -138,11 +138,13 @@ _SLIDES = "Machado, Charpentier, Flachaire, Gallic & Hu (2024), slides"
 _THESIS = "Nguyen (2015), thesis"
 
 def _lcs(sample: PreparedSample) -> float:
-    """The LCS (default settings) from the shared sort; rows of weight zero are dropped by
-    :func:`lcs` itself, so such samples go through it."""
+    """The LCS (default settings) as :func:`lcs` computes it, from the shared sort when it
+    sorts; rows of weight zero are dropped by :func:`lcs` itself, so such samples go through
+    it."""
     if sample.weights is not None and not (sample.weights > 0).all():
         return lcs(sample.scores, sample.labels, weights=sample.weights)
-    return lcs_from_sorted(sample.sorted, local_params())
+    return lcs_of_sample(sample.scores, sample.labels, sample.weights, local_params(),
+                         sorted_sample=lambda: sample.sorted)
 
 
 def _wmse(sample: PreparedSample) -> float:
