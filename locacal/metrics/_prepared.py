@@ -242,11 +242,14 @@ class PreparedSample:
         the sample's threshold)."""
         tau = self.threshold if threshold is None else check_fraction(
             threshold, "threshold", low_open=False)
-        w = self.unit_weights
-        pred = self.scores >= tau
-        pos = self.labels == 1.0
-        return Confusion(float(w[pred & pos].sum()), float(w[~pred & ~pos].sum()),
-                         float(w[pred & ~pos].sum()), float(w[~pred & pos].sum()))
+        key = ("confusion", tau)  # accuracy, sensitivity and specificity share it
+        if key not in self.cache:
+            w = self.unit_weights
+            pred = self.scores >= tau
+            pos = self.labels == 1.0
+            self.cache[key] = Confusion(float(w[pred & pos].sum()), float(w[~pred & ~pos].sum()),
+                                        float(w[pred & ~pos].sum()), float(w[~pred & pos].sum()))
+        return self.cache[key]
 
     @cached_property
     def mann_whitney_auc(self) -> float:
