@@ -11,7 +11,10 @@ FFT; R 4.4 changed the binning), within about 1e-3 of it. locacal evaluates the 
 kernel sum exactly up to :data:`EXACT_MAX_N` scores and, above, by the same binning-and-FFT
 idea on :data:`BINNED_CELLS` cells of [0, 1] (delta = 2^-16), whose relative error, about
 (delta/h)^2 / 4, stays below 1e-6 while h >= 0.008, that is for any n below about 1e8
-(measured against the exact sum: 2e-8 at n = 7e4; tested).
+(measured against the exact sum: 2e-8 at n = 7e4; tested). The binned sum is needed only at
+the two nodes around each evaluation point: for a few points (the LCS's 100) each node is a
+dot product with the sampled kernel (:func:`gauss_sum_at_nodes`), for many one FFT serves all
+nodes (:func:`gauss_convolve_nodes`).
 """
 
 from __future__ import annotations
@@ -211,29 +214,13 @@ def _linear_binning(scores: np.ndarray, weights: np.ndarray | None, cells: int,
     linearly between its two neighbouring nodes."""
     if is_sorted:
         return _linear_binning_sorted(scores, weights, cells)
-    left, frac = cell_positions(scores, cells)
-    if weights is not None:
-        frac *= weights
-    return masses_from_cells(left, frac,
-                             np.bincount(left, weights=weights, minlength=cells + 1))
-
-
-def cell_positions(scores: np.ndarray, cells: int) -> tuple[np.ndarray, np.ndarray]:
-    """Each score's cell j = floor(s cells) (the score 1 in the last cell) and its offset
-    s cells - j in [0, 1]; both exact, ``cells`` being a power of two."""
     frac = scores * cells
     left = np.minimum(frac.astype(np.intp), cells - 1)
     frac -= left
-    return left, frac
-
-
-def masses_from_cells(left: np.ndarray, right_share: np.ndarray,
-                      cell_mass: np.ndarray) -> np.ndarray:
-    """Linear binning from each row's cell ``left`` and the share of its mass that goes to
-    the cell's right node (its offset, times its weight), given each cell's total mass
-    ``cell_mass`` (length cells + 1, the last 0)."""
-    right_mass = np.bincount(left, weights=right_share, minlength=cell_mass.size)
-    left_mass = cell_mass - right_mass
+    if weights is not None:
+        frac *= weights
+    right_mass = np.bincount(left, weights=frac, minlength=cells + 1)
+    left_mass = np.bincount(left, weights=weights, minlength=cells + 1) - right_mass
     # the right share of cell j lands on node j + 1
     return left_mass + np.concatenate([[0.0], right_mass[:-1]])
 

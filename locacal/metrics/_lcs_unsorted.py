@@ -68,7 +68,7 @@ class _Cells:
     One pass over the rows, chunk by chunk: each row's cell j = floor(s B) (the score 1 in
     the last cell) is kept as a 16-bit integer, and per cell the rows, the events and the
     sum of the offsets s B - j (the share of the density's linear binning that goes to node
-    j + 1, :func:`locacal.density.masses_from_cells`) are counted.
+    j + 1, as in :func:`locacal.density._linear_binning`) are counted.
     """
 
     def __init__(self, scores: np.ndarray, labels: np.ndarray) -> None:
