@@ -3,9 +3,13 @@
 Two resampling schemes, both over a fixed list of registry metrics:
 
 * :func:`bootstrap_intervals`: the nonparametric bootstrap (Efron & Tibshirani 1993, ch. 6
-  and 13): rows drawn with replacement (with their labels, weights and true probabilities),
-  every metric recomputed on each resample, and the percentile interval
-  [q_{(1-level)/2}, q_{(1+level)/2}] of the replicates.
+  and 13): rows drawn with replacement (with their labels, weights and true probabilities)
+  and every metric recomputed on each resample. The interval estimates the metric's
+  *population value* (its limit as n -> infinity under the data-generating process, for the
+  metric's fixed settings: bins, nn, grid). For the calibration errors
+  (:data:`BASIC_METRICS`) it is the basic bootstrap interval clipped at 0 (Davison & Hinkley
+  1997, §5.2, eq. 5.6), for the other metrics the percentile interval (Efron & Tibshirani
+  1993, §13.3); see :func:`interval_bounds` for why.
 * :func:`null_means`: the expectation of each calibration metric when the model is
   calibrated, by consistency resampling (Bröcker & Smith 2007): labels redrawn as
   D*_i ~ Bernoulli(s_i) given the scores, the metric recomputed and averaged. A calibration
@@ -28,7 +32,8 @@ from locacal._validation import CalibrationWarning, warn
 from locacal.metrics._null_statistics import binned_batch, lcs_batch, mcb_batch
 from locacal.metrics.registry import evaluate
 
-__all__ = ["NULL_METRICS", "bootstrap_intervals", "null_means"]
+__all__ = ["BASIC_METRICS", "NULL_METRICS", "bootstrap_intervals", "bootstrap_replicates",
+           "interval_bounds", "null_means"]
 
 #: Calibration metrics that get a calibrated-model null expectation (NaN for the others:
 #: accuracy or AUC say nothing about calibration, and their null would only restate the scores).
@@ -36,6 +41,20 @@ NULL_METRICS = (
     "calib_mse", "calib_err", "lcs", "ece", "ece_thresholded", "qmse", "wmse", "smece", "mcb",
     "ici", "e50", "e90", "emax", "cal_intercept", "cal_slope", "spiegelhalter_z",
 )
+
+#: Metrics whose bootstrap interval is the basic interval clipped at 0: the nonnegative errors
+#: whose plug-in value is biased upwards (a squared or absolute gap of noisy means), so that
+#: the bootstrap replicates lie above the value about as far as the value lies above the
+#: population value (see :func:`interval_bounds`). The others get the percentile interval.
+BASIC_METRICS = (
+    "calib_mse", "calib_err", "lcs", "ece", "ece_thresholded", "qmse", "wmse", "smece", "mcb",
+    "dsc", "kl", "ici", "e50", "e90", "emax",
+)
+
+#: Metrics whose interval is formed on the scale of their square: calib_err = sqrt(calib_mse)
+#: gets the square root of calib_mse's interval (the basic interval is not invariant under
+#: a transformation; on the squared scale the bias is additive, sigma^2 / bin size).
+_SQUARED_SCALE = {"calib_err": 2.0}
 
 #: Null draws evaluated together by a batch statistic (rows x n cells per chunk).
 _CHUNK_CELLS = 1 << 22
@@ -65,15 +84,14 @@ def _report_dropped(values: np.ndarray, names: Sequence[str], what: str) -> None
              f"{dropped}); the result summarises the others")
 
 
-def bootstrap_intervals(names: Sequence[str], scores: np.ndarray, labels: np.ndarray, *,
-                        weights: np.ndarray | None, true_p: np.ndarray | None,
-                        threshold: float, n_boot: int, level: float,
-                        rng: np.random.Generator, tick: Callable[[], None]
-                        ) -> tuple[np.ndarray, np.ndarray]:
-    """Percentile bootstrap intervals of the named metrics.
+def bootstrap_replicates(names: Sequence[str], scores: np.ndarray, labels: np.ndarray, *,
+                         weights: np.ndarray | None, true_p: np.ndarray | None,
+                         threshold: float, n_boot: int, rng: np.random.Generator,
+                         tick: Callable[[], None]) -> np.ndarray:
+    """The named metrics on ``n_boot`` resamples of the rows drawn with replacement.
 
-    Returns ``(lower, upper)``, one value per name: the (1 - level) / 2 and (1 + level) / 2
-    quantiles (type 7) of the finite replicates; NaN where no replicate is finite.
+    Returns an ``(n_boot, len(names))`` array; NaN where a replicate is undefined (counted
+    and reported by one CalibrationWarning).
     """
     n = scores.size
     replicates = np.full((n_boot, len(names)), np.nan)
@@ -85,11 +103,66 @@ def bootstrap_intervals(names: Sequence[str], scores: np.ndarray, labels: np.nda
         replicates[b] = [row[m] for m in names]
         tick()
     _report_dropped(replicates, names, "bootstrap")
+    return replicates
+
+
+def interval_bounds(names: Sequence[str], values: np.ndarray, replicates: np.ndarray,
+                    level: float) -> tuple[np.ndarray, np.ndarray]:
+    """Bootstrap interval of each metric's population value from its replicates.
+
+    With q_lo, q_hi the (1 - level) / 2 and (1 + level) / 2 quantiles (type 7) of the finite
+    replicates θ*_b of a metric of value θ̂:
+
+    * metrics of :data:`BASIC_METRICS`: the basic interval clipped at the lower bound 0,
+      ``[max(0, 2θ̂ - q_hi), max(0, 2θ̂ - q_lo)]`` (Davison & Hinkley 1997, §5.2, eq. 5.6).
+      It estimates the law of θ̂ - θ by that of θ* - θ̂, so it carries the bias: a
+      calibration error of noisy bin or neighbourhood means is biased upwards (E θ̂ > θ), and
+      its resamples, whose duplicated rows make the means noisier still, are biased upwards
+      from θ̂ by about as much. The percentile interval [q_lo, q_hi] moves the wrong way
+      (it is centred on θ̂ + bias, Efron & Tibshirani 1993, §13.3), and so does the BC/BCa
+      interval when θ̂ lies below nearly every replicate (its bias-correction z_0 =
+      Φ^{-1}(#{θ*_b < θ̂} / B) diverges, Efron 1987, JASA 82, eq. 2.3; BCa's acceleration
+      would also need n jackknife evaluations of every metric). The basic interval lies
+      below θ̂ when the bias dominates: it need not contain the (biased) value.
+      benchmarks/coverage_report_ci.py measures the coverage of the three.
+      At a calibrated model the population value 0 is on the boundary, where no bootstrap is
+      consistent (Andrews 2000, Econometrica 68(2)); the clip at 0 makes the interval hold 0
+      whenever 2θ̂ - q_hi <= 0. ``calib_err``, the square root of ``calib_mse``, gets the
+      square root of the basic interval formed on the squared scale, where its bias is
+      additive (the noise variance over the bin size);
+    * the others (Brier score, log loss, AUC, accuracy, calibration intercept and slope, ...,
+      smooth functions of means with little bias): the percentile interval [q_lo, q_hi]
+      (Efron & Tibshirani 1993, §13.3), which respects their range (AUC and accuracy stay in
+      [0, 1]).
+
+    NaN where no replicate is finite.
+    """
     alpha = (1.0 - level) / 2.0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns give NaN
-        lower, upper = np.nanquantile(replicates, [alpha, 1.0 - alpha], axis=0)
+        q_lo, q_hi = np.nanquantile(replicates, [alpha, 1.0 - alpha], axis=0)
+    basic = np.array([m in BASIC_METRICS for m in names], dtype=bool)
+    power = np.array([_SQUARED_SCALE.get(m, 1.0) for m in names])
+    values = np.asarray(values, dtype=np.float64) ** power
+    q_lo, q_hi = q_lo ** power, q_hi ** power
+    lower = np.where(basic, np.maximum(0.0, 2.0 * values - q_hi), q_lo) ** (1.0 / power)
+    upper = np.where(basic, np.maximum(0.0, 2.0 * values - q_lo), q_hi) ** (1.0 / power)
     return lower, upper
+
+
+def bootstrap_intervals(names: Sequence[str], scores: np.ndarray, labels: np.ndarray, *,
+                        values: np.ndarray, weights: np.ndarray | None,
+                        true_p: np.ndarray | None, threshold: float, n_boot: int,
+                        level: float, rng: np.random.Generator, tick: Callable[[], None]
+                        ) -> tuple[np.ndarray, np.ndarray]:
+    """Bootstrap intervals of the named metrics' population values.
+
+    ``values`` holds the metrics on the data, in the order of ``names``. Returns
+    ``(lower, upper)``: :func:`interval_bounds` of :func:`bootstrap_replicates`.
+    """
+    replicates = bootstrap_replicates(names, scores, labels, weights=weights, true_p=true_p,
+                                      threshold=threshold, n_boot=n_boot, rng=rng, tick=tick)
+    return interval_bounds(names, values, replicates, level)
 
 
 def _null_draws(scores: np.ndarray, n_draws: int, rng: np.random.Generator
