@@ -42,13 +42,16 @@ NULL_METRICS = (
     "ici", "e50", "e90", "emax", "cal_intercept", "cal_slope", "spiegelhalter_z",
 )
 
-#: Metrics whose bootstrap interval is the basic interval clipped at 0: the nonnegative errors
-#: whose plug-in value is biased upwards (a squared or absolute gap of noisy means), so that
-#: the bootstrap replicates lie above the value about as far as the value lies above the
-#: population value (see :func:`interval_bounds`). The others get the percentile interval.
+#: Metrics whose bootstrap interval is the basic interval clipped at 0: nonnegative metrics
+#: of noisy bin or neighbourhood means whose plug-in value is biased by about its spread,
+#: upwards for the calibration errors and CORP's dsc (a squared or absolute gap of noisy
+#: means, an isotonic fit), downwards for the refinement (mean of p_b (1 - p_b) over bins of
+#: sqrt(n) rows, E = p (1 - p) (1 - 1/n_b)); the bootstrap replicates lie off the value by
+#: about as much, in the same direction (see :func:`interval_bounds`). The others get the
+#: percentile interval.
 BASIC_METRICS = (
-    "calib_mse", "calib_err", "lcs", "ece", "ece_thresholded", "qmse", "wmse", "smece", "mcb",
-    "dsc", "kl", "ici", "e50", "e90", "emax",
+    "calib_mse", "calib_err", "refinement", "lcs", "ece", "ece_thresholded", "qmse", "wmse",
+    "smece", "mcb", "dsc", "kl", "ici", "e50", "e90", "emax",
 )
 
 #: Metrics whose interval is formed on the scale of their square: calib_err = sqrt(calib_mse)
@@ -115,11 +118,12 @@ def interval_bounds(names: Sequence[str], values: np.ndarray, replicates: np.nda
 
     * metrics of :data:`BASIC_METRICS`: the basic interval clipped at the lower bound 0,
       ``[max(0, 2θ̂ - q_hi), max(0, 2θ̂ - q_lo)]`` (Davison & Hinkley 1997, §5.2, eq. 5.6).
-      It estimates the law of θ̂ - θ by that of θ* - θ̂, so it carries the bias: a
-      calibration error of noisy bin or neighbourhood means is biased upwards (E θ̂ > θ), and
-      its resamples, whose duplicated rows make the means noisier still, are biased upwards
-      from θ̂ by about as much. The percentile interval [q_lo, q_hi] moves the wrong way
-      (it is centred on θ̂ + bias, Efron & Tibshirani 1993, §13.3), and so does the BC/BCa
+      It estimates the law of θ̂ - θ by that of θ* - θ̂, so it takes the bias off: a
+      calibration error of noisy bin or neighbourhood means is biased upwards (E θ̂ > θ:
+      for a squared gap, by the variance of the bin mean), and its resamples, where that
+      noise is added once more, lie above θ̂ by about as much. The percentile interval
+      [q_lo, q_hi] moves the wrong way (it is centred on θ̂ + bias, Efron & Tibshirani
+      1993, §13.3), and so does the BC/BCa
       interval when θ̂ lies below nearly every replicate (its bias-correction z_0 =
       Φ^{-1}(#{θ*_b < θ̂} / B) diverges, Efron 1987, JASA 82, eq. 2.3; BCa's acceleration
       would also need n jackknife evaluations of every metric). The basic interval lies
