@@ -198,9 +198,9 @@ def calibration_report(scores: Any, labels: Any, *, true_p: Any = None, weights:
             interval takes that bias off, so it may lie *below* ``value``. The percentile
             interval would sit above the value and miss the population value (coverage 0
             to 0.5 at n = 2000). The basic interval reaches the level for calib_mse,
-            calib_err, qmse, refinement and dsc; for the ECE, mcb, WMSE and smooth ECE it
-            falls short when the model is calibrated or nearly so (0.05 to 0.8 at level
-            0.9; reasons and numbers in
+            calib_err, qmse, refinement and dsc; for the ECE, mcb, LCS, WMSE and smooth
+            ECE it falls short when the model is calibrated or nearly so (0.04 to 0.86 at
+            level 0.9, n = 2000; reasons and numbers in
             :func:`~locacal.metrics.report_intervals.interval_bounds`,
             benchmarks/coverage_report_ci.py): there, compare the value with ``null_mean``
             instead of asking whether the interval holds 0;
