@@ -197,10 +197,11 @@ def calibration_report(scores: Any, labels: Any, *, true_p: Any = None, weights:
             the value by about as much (the refinement: understates, as much); the basic
             interval takes that bias off, so it may lie *below* ``value``. The percentile
             interval would sit above the value and miss the population value (coverage 0
-            to 0.5 at n = 2000). The basic interval reaches the level for calib_mse,
-            calib_err, qmse, refinement and dsc; for the ECE, mcb, LCS, WMSE and smooth
-            ECE it falls short when the model is calibrated or nearly so (0.04 to 0.86 at
-            level 0.9, n = 2000; reasons and numbers in
+            for most of them at n = 2000 unless the miscalibration is large). The basic
+            interval reaches the level for calib_mse, calib_err, qmse, refinement and dsc;
+            for the ECE, mcb, LCS, WMSE and smooth ECE it falls short when the model is
+            calibrated or nearly so (0.04 to 0.86 at level 0.9, n = 2000; reasons and
+            numbers in
             :func:`~locacal.metrics.report_intervals.interval_bounds`,
             benchmarks/coverage_report_ci.py): there, compare the value with ``null_mean``
             instead of asking whether the interval holds 0;
