@@ -59,7 +59,8 @@ def _number(value: float) -> str:
 
 def _cell(row: pd.Series, with_ci: bool) -> str:
     text = _number(row["value"])
-    if with_ci and np.isfinite(row["lower"]) and row["lower"] != row["upper"]:
+    # n has the interval [n, n]; a calibration error may have [0, 0] (shown: it says "0")
+    if with_ci and np.isfinite(row["lower"]) and row["metric"] != "n":
         text += f"<br><small>[{_number(row['lower'])}, {_number(row['upper'])}]</small>"
     if with_ci and np.isfinite(row["null_mean"]):
         text += f"<br><small>null {_number(row['null_mean'])}</small>"
@@ -119,8 +120,11 @@ def render_report(*, metrics: pd.DataFrame, png: bytes, settings: Mapping[str, s
     with_ci = n_boot > 0
     if with_ci:
         interval_note = (
-            f"Each value is followed by its {100 * level:g} % percentile bootstrap interval "
-            f"({n_boot} resamples of the rows; Efron &amp; Tibshirani 1993, &sect;13.3) and, "
+            f"Each value is followed by its {100 * level:g} % bootstrap interval for the "
+            f"population value ({n_boot} resamples of the rows): for the calibration errors "
+            "the basic interval clipped at 0 (Davison &amp; Hinkley 1997, &sect;5.2), which "
+            "corrects their upward bias and so may lie below the value; for the other "
+            "metrics the percentile interval (Efron &amp; Tibshirani 1993, &sect;13.3); and, "
             "for the calibration metrics, by its null mean: the average value a calibrated "
             "model with these same scores would show, over labels drawn as Bernoulli(score) "
             "(consistency resampling, Br&ouml;cker &amp; Smith 2007). A value near its null "
