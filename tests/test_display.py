@@ -109,7 +109,7 @@ def test_calibration_curve(sample):
     ax = _check_plot(curve.plot, min_artists=3)  # diagonal, curve, band
     assert any(isinstance(c, PolyCollection) for c in ax.collections)  # the band
     assert list(curve.to_frame().columns) == ["score", "estimate", "lower", "upper", "count",
-                                              "method"]
+                                              "in_range", "method"]
     # curves overlaid by successive calls take the Okabe-Ito colours in order
     ax = curve.plot(label="first")
     locacal.calibration_curve(s, y, method="binning").plot(ax=ax, label="second")
@@ -299,7 +299,7 @@ def test_reliability_display_several_models_plot_many(sample):
     assert {k: c.estimator for k, c in disp.curves.items()} == fitted  # nothing refitted
     frame = disp.to_frame()
     assert list(frame.columns) == ["model", "score", "estimate", "lower", "upper", "count",
-                                   "method"]
+                                   "in_range", "method"]
     assert len(frame) == sum(len(c) for c in disp.curves.values())
     with pytest.raises(ValueError, match="scores\\['true'\\]"):
         locacal.ReliabilityDisplay.from_predictions({"raw": s, "true": p + 1}, y, plot=False)
