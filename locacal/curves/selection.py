@@ -61,9 +61,10 @@ import numpy as np
 import pandas as pd
 
 from locacal._validation import check_choice, check_int, check_scores_labels
+from locacal.curves._local_blocks import BlockCache
 from locacal.curves._local_exact import ExactLocalMap
 from locacal.curves._local_fit import LocalParams
-from locacal.curves._local_influence import fit_at_data
+from locacal.curves._local_influence import block_cache, fit_at_data
 from locacal.curves._local_window import SortedSample, sort_sample
 
 __all__ = ["CRITERIA", "SmoothingTable", "default_h_grid", "default_nn_grid",
@@ -220,9 +221,14 @@ def smoothing_table(scores: Any, labels: Any, *, degree: int = 1, nn: Any = None
         grid = (default_h_grid(sample.scores, degree) if isinstance(h, str) and h == "default"
                 else _grid(h, "h", np.inf))
     # one moment-tree map serves the whole grid (its trees depend on degree and kernel only)
+    # one map and one block cache serve the whole grid (they depend on degree and kernel
+    # only); the grid is increasing, so each block level is built once
     shared = ExactLocalMap(sample, LocalParams(degree, 1.0, None, kernel), clip=False)
+    blocks = block_cache(sample, shared_params := LocalParams(degree, 1.0, None, kernel))
+    del shared_params
     rows = [_criteria(sample, LocalParams(degree, v if parameter == "nn" else None,
-                                          v if parameter == "h" else None, kernel), shared)
+                                          v if parameter == "h" else None, kernel), shared,
+                      blocks)
             for v in grid]
     table = pd.DataFrame(rows, columns=["df", "rss", *CRITERIA])
     table.insert(0, parameter, grid)
@@ -258,9 +264,9 @@ def _grid(values: Any, name: str, upper: float) -> np.ndarray:
     return np.unique(arr)
 
 
-def _criteria(sample: SortedSample, params: LocalParams,
-              exact_map: ExactLocalMap) -> tuple[float, ...]:
-    fit = fit_at_data(sample, params, exact_map)
+def _criteria(sample: SortedSample, params: LocalParams, exact_map: ExactLocalMap,
+              blocks: BlockCache | None = None) -> tuple[float, ...]:
+    fit = fit_at_data(sample, params, exact_map, blocks)
     w = np.ones(sample.n) if sample.weights is None else sample.weights
     used = w > 0
     e = np.where(used, sample.labels - fit.value, 0.0)
