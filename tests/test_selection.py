@@ -7,6 +7,7 @@ import matplotlib
 import numpy as np
 import pytest
 
+from locacal._validation import check_weights
 from locacal.curves import LocalRegressionCalibrator, smoothing_table
 from locacal.curves._local_blocks import block_level
 from locacal.curves._local_exact import ExactLocalMap
@@ -124,7 +125,7 @@ def test_default_grid_and_properties():
     np.testing.assert_allclose(t["gcv"], 1000 * t["rss"] / (1000 - t["df"]) ** 2, rtol=1e-14)
     # exact LOO residuals are larger than locfit's first-order ones, which exceed the RSS
     assert np.all(t["cv"] >= t["lcv"]) and np.all(t["lcv"] >= t["rss"])
-    best = tab.best("gcv")
+    best = tab.best("gcv", rule="min")
     assert t.loc[t["nn"] == best, "gcv"].iloc[0] == t["gcv"].min()
     assert "<table" in tab._repr_html_() and "SmoothingTable" in repr(tab)
     ax = tab.plot("cv")
@@ -225,3 +226,35 @@ def test_weighted_table_depends_on_relative_weights_only():
     pd_testing.assert_frame_equal(smoothing_table(s, d, weights=w0, nn=[0.2, 0.6]).table,
                                   smoothing_table(s[:-50], d[:-50], weights=w[:-50],
                                                   nn=[0.2, 0.6]).table, rtol=1e-12)
+
+
+def test_one_se_rule_and_its_standard_error():
+    """difference_se against the per-observation terms computed by hand; the rule picks the
+    smoothest span within one SE of the minimum."""
+    s, d, w = _sample(700, 17)
+    grid = [0.05, 0.1, 0.2, 0.4, 0.7, 1.0]
+    for weights in (None, w):
+        tab = smoothing_table(s, d, nn=grid, weights=weights)
+        sample = sort_sample(s, d, None if weights is None else check_weights(weights, 700))
+        wt = 1.0 if weights is None else sample.weights * 700 / sample.weights.sum()
+        fits = [fit_at_data(sample, LocalParams(1, a, None, "tricube")) for a in grid]
+        e = np.array([sample.labels - f.value for f in fits])
+        infl = np.array([f.influence for f in fits])
+        df = infl.sum(axis=1)
+        per = {"gcv": wt * e ** 2 * (700 / (700 - df) ** 2)[:, None],
+               "aic": wt * e ** 2 + (2 * df / 700)[:, None],
+               "cv": wt * (e / (1 - infl)) ** 2}
+        for crit, x in per.items():
+            np.testing.assert_allclose(x.sum(axis=1), tab.table[crit], rtol=1e-10)
+            ref = int(np.argmin(tab.table[crit]))
+            expected = np.sqrt(700) * np.std(x - x[ref], axis=1, ddof=1)
+            # float32 per-observation terms: measured <= 1e-6 relative
+            np.testing.assert_allclose(tab.difference_se(crit, ref), expected, rtol=1e-5,
+                                       atol=1e-9)
+            chosen = tab.best(crit)
+            values = tab.table[crit].to_numpy()
+            limit = values[ref] + expected
+            assert chosen >= grid[ref] and values[grid.index(chosen)] <= limit[grid.index(chosen)]
+            assert all(values[j] > limit[j] for j in range(len(grid)) if grid[j] > chosen)
+    with pytest.raises(ValueError, match="rule"):
+        tab.best("gcv", rule="max")
