@@ -32,9 +32,9 @@ from scipy.special import expit, logit
 
 from locacal.curves._local_exact import ExactLocalMap
 from locacal.curves._local_fit import LocalParams
-from locacal.curves._local_influence import fit_at_data
+from locacal.curves._local_influence import block_cache, fit_at_data
 from locacal.curves._local_window import sort_sample
-from locacal.curves.selection import CRITERIA, default_nn_grid, smoothing_table
+from locacal.curves.selection import default_nn_grid, smoothing_table
 from locacal.simulate import logistic_dgp
 
 GAMMAS = {"calibrated (gamma=1)": 1.0, "over-confident (gamma=2)": 2.0,
@@ -42,32 +42,41 @@ GAMMAS = {"calibrated (gamma=1)": 1.0, "over-confident (gamma=2)": 2.0,
 SPANS = np.geomspace(0.02, 1.0, 10)
 
 
-def ise_replicate(n: int, gamma: float, seed: int) -> tuple[np.ndarray, dict[str, float]]:
-    """ISE at every grid span, and the span chosen by each criterion."""
+#: Selectors compared: (label, criterion, rule of SmoothingTable.best).
+SELECTORS = [("gcv", "gcv", "se"), ("cv", "cv", "se"), ("aic", "aic", "se"),
+             ("gcv min", "gcv", "min"), ("cv min", "cv", "min"), ("aic min", "aic", "min"),
+             ("lcv min", "lcv", "min"), ("aicc min", "aicc", "min")]
+
+
+def ise_replicate(n: int, gamma: float, seed: int) -> tuple[np.ndarray, list[float]]:
+    """ISE at every grid span, and the ISE of the span each selector chooses."""
     df = logistic_dgp(n, gamma=gamma, seed=seed)
     s, y = df["score"].to_numpy(), df["label"].to_numpy().astype(float)
     sample = sort_sample(s, y, None)
     truth = expit(logit(sample.scores) / gamma)
     grid = default_nn_grid(n, 1)
-    shared = ExactLocalMap(sample, LocalParams(1, 1.0, None, "tricube"), clip=False)
+    base = LocalParams(1, 1.0, None, "tricube")
+    shared, blocks = ExactLocalMap(sample, base, clip=False), block_cache(sample, base)
     ise = np.array([np.mean((np.clip(fit_at_data(sample, LocalParams(1, nn, None, "tricube"),
-                                                 shared).value, 0, 1) - truth) ** 2)
+                                                 shared, blocks).value, 0, 1) - truth) ** 2)
                     for nn in grid])
     table = smoothing_table(s, y, degree=1, nn=grid)
-    chosen = {c: table.best(c) for c in CRITERIA}
-    return ise, {c: float(ise[np.flatnonzero(grid == v)[0]]) for c, v in chosen.items()}
+    return ise, [float(ise[np.flatnonzero(grid == table.best(c, rule))[0]])
+                 for _, c, rule in SELECTORS]
 
 
 def ise_table(n: int, reps: int) -> None:
     grid = default_nn_grid(n, 1)
-    print(f"\nn = {n}, {reps} replicates, grid nn = {grid[0]:.4g} ... 1 ({grid.size} spans)")
-    print(f"{'scores':30s} {'best nn':>8s} " + " ".join(f"{c:>6s}" for c in CRITERIA))
+    print(f"\nn = {n}, {reps} replicates, grid nn = {grid[0]:.4g} ... 1 ({grid.size} spans); "
+          "median ISE of the chosen span / median ISE of the best fixed span")
+    print(f"{'scores':28s} {'best nn':>7s} " + " ".join(f"{lab:>8s}" for lab, _, _ in SELECTORS))
     for label, gamma in GAMMAS.items():
         runs = [ise_replicate(n, gamma, seed) for seed in range(reps)]
         fixed = np.median(np.array([r[0] for r in runs]), axis=0)
         best = int(np.argmin(fixed))
-        ratios = [np.median([r[1][c] for r in runs]) / fixed[best] for c in CRITERIA]
-        print(f"{label:30s} {grid[best]:8.4f} " + " ".join(f"{x:6.2f}" for x in ratios))
+        ratios = np.median(np.array([r[1] for r in runs]), axis=0) / fixed[best]
+        print(f"{label:28s} {grid[best]:7.3f} " + " ".join(f"{x:8.2f}" for x in ratios),
+              flush=True)
 
 
 R_TIMING = """
@@ -90,7 +99,8 @@ def r_seconds(s: np.ndarray, d: np.ndarray) -> float:
 
 
 def timing(sizes: list[int], use_r: bool, r_max: int) -> None:
-    print(f"\nsmoothing_table, 10 spans ({SPANS[0]:.2g} ... 1), degree 1 tricube: seconds")
+    print(f"\nsmoothing_table, 10 spans ({SPANS[0]:.2g} ... 1), degree 1 tricube, at the "
+          "data: seconds (wall clock)")
     print(f"{'n':>10s} {'locacal':>10s} {'R gcvplot':>10s}")
     rng = np.random.default_rng(0)
     for n in sizes:
@@ -99,15 +109,15 @@ def timing(sizes: list[int], use_r: bool, r_max: int) -> None:
         start = time.perf_counter()
         smoothing_table(s, d, nn=SPANS)
         ours = time.perf_counter() - start
-        theirs = r_seconds(s, d) if use_r and n <= r_max else float("nan")
-        print(f"{n:10d} {ours:10.2f} {theirs:10.2f}")
+        theirs = f"{r_seconds(s, d):10.2f}" if use_r and n <= r_max else f"{'not run':>10s}"
+        print(f"{n:10d} {ours:10.2f} {theirs}", flush=True)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--reps", default="50,10")
     parser.add_argument("--timing-sizes", default="1e4,1e5,1e6")
-    parser.add_argument("--r-max", type=float, default=1e5)
+    parser.add_argument("--r-max", type=float, default=1e4)
     parser.add_argument("--no-r", action="store_true")
     parser.add_argument("--no-ise", action="store_true")
     parser.add_argument("--no-timing", action="store_true")

@@ -228,9 +228,9 @@ def test_weighted_table_depends_on_relative_weights_only():
                                                   nn=[0.2, 0.6]).table, rtol=1e-12)
 
 
-def test_one_se_rule_and_its_standard_error():
+def test_se_rule_and_its_standard_error():
     """difference_se against the per-observation terms computed by hand; the rule picks the
-    smoothest span within one SE of the minimum."""
+    smoothest span within half an SE of the minimum."""
     s, d, w = _sample(700, 17)
     grid = [0.05, 0.1, 0.2, 0.4, 0.7, 1.0]
     for weights in (None, w):
@@ -253,8 +253,10 @@ def test_one_se_rule_and_its_standard_error():
                                        atol=1e-9)
             chosen = tab.best(crit)
             values = tab.table[crit].to_numpy()
-            limit = values[ref] + expected
+            limit = values[ref] + 0.5 * expected  # the default factor 1/2
             assert chosen >= grid[ref] and values[grid.index(chosen)] <= limit[grid.index(chosen)]
             assert all(values[j] > limit[j] for j in range(len(grid)) if grid[j] > chosen)
     with pytest.raises(ValueError, match="rule"):
         tab.best("gcv", rule="max")
+    with pytest.raises(ValueError, match="se"):
+        tab.best("gcv", se=-1.0)
