@@ -11,9 +11,13 @@ the influence is ``L_ii = p_i (a_0 + kappa)``, ``p_i`` the prior weight of row i
 full-rank window ``kappa = 0`` and ``L_ii = p_i (Z^-1)_00``; for the local mean (degree 0,
 rectangular kernel, or a zero bandwidth) ``L_ii = p_i / sum_{window} p_j``.
 
-The normal equations come from :class:`~locacal.curves._local_exact.ExactLocalMap`'s
-segment-tree moments, O(log n) per distinct score, so the whole diagonal costs O(n log n)
-for each bandwidth; one map (trees built once) serves every bandwidth of a grid.
+The one-sided power sums behind the normal equations come from the in-block prefix sums of
+:mod:`locacal.curves._local_blocks` (about one binomial shift per side of each distinct
+score, since every window holds at least one block's worth of rows), and from
+:class:`~locacal.curves._local_exact.ExactLocalMap`'s segment trees for the few points the
+blocks cannot answer accurately; the equations and locfit's solution are the map's. The
+whole diagonal costs O(n log n) per bandwidth (the sort and the window searches), and one
+map and one :class:`~locacal.curves._local_blocks.BlockCache` serve a whole grid.
 """
 
 from __future__ import annotations
@@ -84,7 +88,12 @@ def fit_at_data(sample: SortedSample, params: LocalParams,
     if rest.size:
         if blocks is None:
             blocks = block_cache(sample, params)
-        level = block_level(hi[rest] - lo[rest])
+        rows = hi[rest] - lo[rest]
+        # a span guarantees k rows in every window: blocks of at most k rows never fall
+        # back to the trees; fixed bandwidths take the 5 % quantile (the rare points with
+        # smaller windows may fall back)
+        level = block_level(rows if params.nn is not None else
+                            np.array([np.quantile(rows, 0.05)]).astype(np.int64))
         for start in range(0, rest.size, BATCH):
             idx = rest[start:start + BATCH]
             value[idx], unit[idx] = _fit_batch(sample, exact_map, blocks, level, u[idx],
