@@ -1,7 +1,8 @@
 """Span selection: does it work (ISE simulation), and what does the table cost (timing).
 
 Run ``python benchmarks/bench_selection.py`` (``--reps 50,10`` replicates at n = 2000 and
-20000, ``--timing-sizes 1e5,1e6``, ``--no-r``, ``--no-ise``, ``--no-timing``).
+20000, ``--timing-sizes 1e4,1e5,1e6``, ``--r-max 1e4``, ``--no-r``, ``--no-ise``,
+``--no-timing``).
 
 **ISE simulation.** Scores and labels from ``locacal.simulate.logistic_dgp(n, gamma=g)``:
 the score is ``expit(gamma eta)`` and the label ~ Bernoulli(``expit(eta)``), so the true
@@ -9,13 +10,39 @@ calibration map is ``g(p) = expit(logit(p) / gamma)`` exactly (gamma = 1 calibra
 over-confident, 0.5 under-confident). For each replicate the degree-1 tricube local fit is
 computed at every span of the default grid (:func:`locacal.curves.selection.default_nn_grid`,
 reaching nn = 1), with ISE = mean over the sample of ``(clip(g_hat(s_i)) - g(s_i))^2`` (the
-squared error integrated over the score distribution). The table prints, per criterion, the
+squared error integrated over the score distribution). The table prints, per selector, the
 median ISE of the selected fit divided by the median ISE of the best fixed span in hindsight
-(the grid span with the smallest median ISE).
+(the grid span with the smallest median ISE). ``gcv``, ``cv``, ``aic``: the default rule of
+:meth:`~locacal.curves.selection.SmoothingTable.best` (smoothest span within half a
+standard error of the minimum); ``... min``: the plain minimiser.
 
 **Timing.** Seconds for :func:`smoothing_table` over 10 spans, next to R's
-``gcvplot(d ~ s, deg = 1, kern = "tcub", alpha = spans, ev = dat())`` at the sizes R can do
-in the same run.
+``gcvplot(d ~ s, deg = 1, kern = "tcub", alpha = spans, ev = dat())`` in the same run, at
+the sizes R can do: locfit fits every observation with its whole window, O(n^2 nn) per span
+(10 spans at n = 1e4 take it minutes), so it is not run beyond ``--r-max``.
+
+Measured (``--reps 50,20``, 2 shared cores under heavy load from other jobs, 2026-11-23)::
+
+    n = 2000, 50 replicates, grid nn = 0.01 ... 1 (20 spans)
+    scores                       best nn   gcv    cv   aic  gcv min cv min aic min lcv min aicc min
+    calibrated (gamma=1)           1.000  1.31  1.38  1.00     1.88   2.29    1.00    2.29     1.88
+    over-confident (gamma=2)       1.000  1.24  1.25  1.00     1.50   1.50    1.00    1.50     1.50
+    under-confident (gamma=0.5)    1.000  1.20  1.20  1.00     1.67   1.87    1.00    2.18     1.67
+
+    n = 20000, 20 replicates, grid nn = 0.001 ... 1 (20 spans)
+    calibrated (gamma=1)           1.000  1.09  1.09  1.00     1.30   1.30    1.00    1.30     1.30
+    over-confident (gamma=2)       0.483  1.25  1.25  2.10     1.14   1.24    2.10    1.24     1.14
+    under-confident (gamma=0.5)    1.000  0.99  0.99  1.00     0.99   0.99    1.00    0.99     0.99
+
+    smoothing_table, 10 spans (0.02 ... 1), degree 1 tricube: seconds (wall clock)
+             n    locacal  R gcvplot
+         10000       2.29     199.40
+        100000       8.94    not run
+       1000000      52.34    not run
+
+(locfit's ``aic`` looks perfect at n = 2000 only because its penalty, not scaled by the
+variance, always picks nn = 1 where the best span is 1; it over-smooths the curved
+over-confident map at n = 20000.)
 """
 
 from __future__ import annotations
