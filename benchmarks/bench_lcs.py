@@ -95,9 +95,11 @@ def main() -> None:
         t_sort = best_of(lambda s=s: np.sort(s), repeat)
         t_lcs = best_of(lambda s=s, y=y: locacal.lcs(s, y), repeat)
         t_lcs_tree = best_of(lambda s=s, y=y: locacal.lcs(s, y, evaluation="locfit"), repeat)
-        t_deg = [best_of(lambda s=s, y=y, d=d: locacal.calibration_curve(s, y, degree=d),
+        t_deg = [best_of(lambda s=s, y=y, d=d: locacal.calibration_curve(s, y, degree=d,
+                                                                         kernel="rect"),
                          repeat) for d in (0, 1, 2)]
-        t_tri = best_of(lambda s=s, y=y: locacal.calibration_curve(s, y, kernel="tricube"),
+        t_tri = best_of(lambda s=s, y=y: locacal.calibration_curve(s, y, degree=0,
+                                                                    kernel="tricube"),
                         repeat)
         if use_r:
             t_r, lcs_r = r_lcs(s, y)

@@ -130,10 +130,12 @@ def evaluator_table(n: int = 1_000_000, m: int = 10_000_000) -> None:
     new = np.random.default_rng(2).uniform(size=m)
     print(f"\nEvaluating a fitted curve (n = {n:.0e}) at {m:.0e} new scores, seconds")
     print(f"{'np.sort of the new scores':<40}{best_time(lambda: np.sort(new), 1):>10.3f}")
-    for label, kw in [("exact deg 0 rect (grid map)", {}),
+    rect0 = {"degree": 0, "kernel": "rect"}
+    for label, kw in [("exact deg 0 rect (grid map)", rect0),
                       ("exact deg 2 tricube (grid map)", {"degree": 2, "kernel": "tricube"}),
-                      ("tree deg 0 rect (locfit's map)", {"evaluation": "locfit"}),
-                      ("tree deg 2 rect (locfit's map)", {"degree": 2, "evaluation": "locfit"})]:
+                      ("tree deg 0 rect (locfit's map)", {**rect0, "evaluation": "locfit"}),
+                      ("tree deg 2 rect (locfit's map)",
+                       {"degree": 2, "kernel": "rect", "evaluation": "locfit"})]:
         curve = local_curve(s, d, None, **kw)
         first = best_time(lambda curve=curve: curve(new), 1)
         again = best_time(lambda curve=curve: curve(new), 1)
@@ -147,8 +149,9 @@ def memory_table(n: int = 10_000_000) -> None:
     grid = slides_grid(s)
     inputs = s.nbytes + d.nbytes
     print(f"\nPeak memory above the inputs ({inputs / 2**20:.0f} MiB) at n = {n:.0e}, MiB")
-    for name, kw in [("deg 0 rect", {}), ("deg 2 tricube", {"degree": 2, "kernel": "tricube"}),
-                     ("tree deg 2 rect", {"degree": 2, "evaluation": "locfit"})]:
+    for name, kw in [("deg 0 rect", {"degree": 0, "kernel": "rect"}),
+                     ("deg 2 tricube", {"degree": 2, "kernel": "tricube"}),
+                     ("tree deg 2 rect", {"degree": 2, "kernel": "rect", "evaluation": "locfit"})]:
         tracemalloc.start()
         local_estimate(s, d, None, grid, **kw)
         peak = tracemalloc.get_traced_memory()[1]

@@ -79,14 +79,15 @@ def main() -> None:
             lambda m: m.predict(s_new)),
         "locacal beta (abm)": (lambda: BetaCalibrator().fit(s_fit, d_fit),
                                lambda m: m.predict(s_new)),
-        "locacal local deg 0": (lambda: LocalRegressionCalibrator().fit(s_fit, d_fit),
-                                lambda m: m.predict(s_new)),
-        "locacal local deg 1": (lambda: LocalRegressionCalibrator(degree=1).fit(s_fit, d_fit),
-                                lambda m: m.predict(s_new)),
-        "locacal local deg 2": (lambda: LocalRegressionCalibrator(degree=2).fit(s_fit, d_fit),
-                                lambda m: m.predict(s_new)),
+        "locacal local deg 0": (lambda: LocalRegressionCalibrator(degree=0, kernel="rect").fit(
+            s_fit, d_fit), lambda m: m.predict(s_new)),
+        "locacal local deg 1": (lambda: LocalRegressionCalibrator(degree=1, kernel="rect").fit(
+            s_fit, d_fit), lambda m: m.predict(s_new)),
+        "locacal local deg 2": (lambda: LocalRegressionCalibrator(degree=2, kernel="rect").fit(
+            s_fit, d_fit), lambda m: m.predict(s_new)),
         "locacal local deg 0 (locfit evaluation)": (
-            lambda: LocalRegressionCalibrator(evaluation="locfit").fit(s_fit, d_fit),
+            lambda: LocalRegressionCalibrator(degree=0, kernel="rect",
+                                              evaluation="locfit").fit(s_fit, d_fit),
             lambda m: m.predict(s_new)),
         "sklearn IsotonicRegression": (
             lambda: IsotonicRegression(out_of_bounds="clip").fit(s_fit, d_fit),

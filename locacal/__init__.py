@@ -21,6 +21,7 @@ __version__ = "0.1.0"
 #: Public name -> the module that defines it.
 _EXPORTS = {
     "calibration_curve": "locacal.curves",
+    "ReliabilityDisplay": "locacal.display",
     "CalibrationCurve": "locacal.curves.curve",
     "make_calibrator": "locacal.curves",
     "smoothing_table": "locacal.curves.selection",
@@ -48,6 +49,7 @@ _EXPORTS = {
     "lcs": "locacal.metrics.local",
     "wmse": "locacal.metrics.local",
     "calibration_report": "locacal.metrics.report",
+    "explain_report": "locacal.metrics.report",
     "calibration_intercept_slope": "locacal.metrics.clinical",
     "calibration_errors": "locacal.metrics.clinical",
     "hosmer_lemeshow": "locacal.metrics.clinical",
@@ -56,7 +58,8 @@ _EXPORTS = {
     "smece": "locacal.metrics.smooth_ece",
     "log_loss": "locacal.metrics.log_score",
     "calibration_test": "locacal.metrics.calibration_testing",
-    "split": "locacal.recalibration.split",
+    # the package, not its module `split` (a module named like the export is returned as is)
+    "split": "locacal.recalibration",
     "recalibrate": "locacal.recalibration.workflow",
     "RecalibrationResult": "locacal.recalibration.workflow",
     "run_simulation": "locacal.studies.simulation",
@@ -88,6 +91,7 @@ __all__ = [
     "LowessCalibrator",
     "PlattCalibrator",
     "RecalibrationResult",
+    "ReliabilityDisplay",
     "accuracy",
     "auc",
     "brier_decomposition",
@@ -106,6 +110,7 @@ __all__ = [
     "density",
     "ece",
     "ece_thresholded",
+    "explain_report",
     "forest_grid_study",
     "hosmer_lemeshow",
     "kl_divergence",
@@ -150,6 +155,7 @@ if TYPE_CHECKING:  # for static analysers and IDEs; nothing is imported at run t
         make_calibrator,
         smoothing_table,
     )
+    from locacal.display import ReliabilityDisplay
     from locacal.divergence import kl_divergence
     from locacal.metrics import (
         accuracy,
@@ -166,6 +172,7 @@ if TYPE_CHECKING:  # for static analysers and IDEs; nothing is imported at run t
         corp_decomposition,
         ece,
         ece_thresholded,
+        explain_report,
         hosmer_lemeshow,
         lcs,
         log_loss,

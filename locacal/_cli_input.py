@@ -33,11 +33,19 @@ def read_table(path: Path) -> pd.DataFrame:
         except ImportError:
             raise InputError(f"{path}: reading Parquet needs pyarrow; install it with "
                              "`pip install 'locacal[parquet]'` or give a CSV file") from None
-        return pd.read_parquet(path)
+        try:
+            return pd.read_parquet(path)
+        except (ValueError, OSError) as err:  # pyarrow's ArrowInvalid is a ValueError
+            raise InputError(f"{path}: not a readable Parquet file ({err})") from None
     try:
-        return pd.read_csv(path)
+        # only a truly empty cell is missing: "NA" or "nan" is named as the text it is; blank
+        # lines are rows (of empty cells), so row numbers match the file's lines
+        table = pd.read_csv(path, keep_default_na=False, na_values=[""],
+                            skip_blank_lines=False)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as err:
         raise InputError(f"{path}: not a readable CSV file ({err})") from None
+    filled = np.flatnonzero(table.notna().any(axis=1).to_numpy())
+    return table.iloc[: filled[-1] + 1 if filled.size else 0]  # blank lines at the end
 
 
 def _column(table: pd.DataFrame, name: str, role: str) -> pd.Series:
@@ -53,17 +61,24 @@ def _row(i: int) -> str:
     return f"row {i + 1}"
 
 
+def _empty(column: pd.Series) -> np.ndarray:
+    """Missing cells, and text cells holding only blanks."""
+    raw = column.to_numpy(dtype=object)
+    blank = np.fromiter((isinstance(v, str) and not v.strip() for v in raw), bool, len(raw))
+    return pd.isna(column).to_numpy() | blank
+
+
 def _numeric(column: pd.Series, name: str, role: str) -> np.ndarray:
     """The column as floats; empty and non-numeric cells raise, naming the first one."""
     raw = column.to_numpy(dtype=object)
     if column.dtype.kind == "b":
         raise InputError(f"{role} column {name!r} holds true/false values, not numbers")
     values = pd.to_numeric(column, errors="coerce").to_numpy(dtype=np.float64)
-    missing = pd.isna(column).to_numpy()
-    bad = np.isnan(values)
+    empty = _empty(column)
+    bad = np.isnan(values) | empty
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        what = "is empty" if missing[i] else f"holds {raw[i]!r}, not a number"
+        what = "is empty" if empty[i] else f"{raw[i]!r} is not a number"
         raise InputError(f"{role} column {name!r}, {_row(i)}: the value {what}")
     return values
 
@@ -118,7 +133,7 @@ def labels_column(table: pd.DataFrame, name: str, pos_label: str | None) -> np.n
     ``pos_label`` that is not one of the classes.
     """
     column = _column(table, name, "label")
-    missing = pd.isna(column).to_numpy()
+    missing = _empty(column)
     if missing.any():
         i = int(np.flatnonzero(missing)[0])
         raise InputError(f"label column {name!r}, {_row(i)}: the value is empty")

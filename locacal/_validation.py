@@ -71,6 +71,8 @@ __all__ = [
     "check_probabilities",
     "check_scores",
     "check_scores_labels",
+    "has_dask",
+    "is_dask",
     "positive_weight_rows",
     "public_api",
     "warn",
@@ -135,8 +137,24 @@ def public_api(func: Callable[_P, _R]) -> Callable[_P, _R]:
     return wrapper
 
 
+def is_dask(value: Any) -> bool:
+    """Whether ``value`` is a Dask collection (array, Series, DataFrame), judged by the module
+    of its type so that Dask is never imported to find out (:mod:`locacal._dask`)."""
+    module = type(value).__module__ or ""
+    return module.split(".")[0] in ("dask", "dask_expr")
+
+
+def has_dask(*values: Any) -> bool:
+    """Whether any of ``values`` is a Dask collection: the public functions then take the
+    partition-by-partition path of :mod:`locacal._dask`."""
+    return any(is_dask(v) for v in values)
+
+
 def binary_labels(labels: Any, pos_label: Any, name: str = "labels") -> Any:
-    """``labels == pos_label`` as 0/1 floats (a pandas Series keeps its index)."""
+    """``labels == pos_label`` as 0/1 floats (a pandas Series keeps its index; a Dask
+    collection stays lazy, compared partition by partition)."""
+    if is_dask(labels):
+        return (labels == pos_label).astype("float64")
     if hasattr(labels, "index") and hasattr(labels, "to_numpy") and np.ndim(labels) == 1:
         converted = check_labels(labels, len(labels), name, pos_label=pos_label)
         return type(labels)(converted, index=labels.index)
@@ -214,8 +232,10 @@ def _one_column(arr: np.ndarray, name: str, *, from_pandas: bool = False,
     raise ValueError(message)
 
 
-def _float_column(values: Any, name: str, *, proba_hint: bool = False) -> np.ndarray:
-    """The work of :func:`as_1d_float`, optionally with the ``predict_proba`` hint."""
+def _float_column(values: Any, name: str, *, proba_hint: bool = False,
+                  finite: bool = True) -> np.ndarray:
+    """The work of :func:`as_1d_float`, optionally with the ``predict_proba`` hint;
+    ``finite=False`` leaves the check for NaN and infinite values to the caller."""
     arr = _as_array(values, name)
     if arr.dtype == object:
         try:
@@ -228,7 +248,8 @@ def _float_column(values: Any, name: str, *, proba_hint: bool = False) -> np.nda
     if arr.size == 0:
         raise ValueError(f"{name} is empty")
     arr = np.ascontiguousarray(arr, dtype=np.float64)
-    _check_finite(arr, name)
+    if finite:
+        _check_finite(arr, name)
     return arr
 
 
@@ -253,12 +274,24 @@ def as_1d_float(values: Any, name: str) -> np.ndarray:
 
 
 def _unit_interval(values: Any, name: str, *, proba_hint: bool) -> np.ndarray:
-    s = _float_column(values, name, proba_hint=proba_hint)
-    bad = (s < 0.0) | (s > 1.0)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
+    return _unit_interval_range(values, name, proba_hint=proba_hint)[0]
+
+
+def _unit_interval_range(values: Any, name: str, *,
+                         proba_hint: bool) -> tuple[np.ndarray, float, float]:
+    """:func:`_unit_interval` and the smallest and largest value.
+
+    Two passes (min and max) settle valid input: NaN propagates through both, and 0 <= min,
+    max <= 1 leaves no room for infinities; only invalid input is searched for its first bad
+    position.
+    """
+    s = _float_column(values, name, proba_hint=proba_hint, finite=False)
+    lo, hi = float(s.min()), float(s.max())
+    if not (lo >= 0.0 and hi <= 1.0):
+        _check_finite(s, name)
+        i = int(np.flatnonzero((s < 0.0) | (s > 1.0))[0])
         raise ValueError(f"{name} must lie in [0, 1]; position {i} holds {float(s[i])!r}")
-    return s
+    return s, lo, hi
 
 
 def check_scores(scores: Any, name: str = "scores", *,
@@ -272,18 +305,19 @@ def check_scores(scores: Any, name: str = "scores", *,
     because this function also validates points at which a fitted curve is evaluated, where
     0 and 1 are ordinary points; :func:`check_scores_labels` turns it on.
     """
-    s = _unit_interval(scores, name, proba_hint=True)
+    s, lo, hi = _unit_interval_range(scores, name, proba_hint=True)
     if warn_class_predictions:
-        _warn_if_class_predictions(s, name)
+        _warn_if_class_predictions(s, name, lo, hi)
     return s
 
 
-def _warn_if_class_predictions(s: np.ndarray, name: str) -> None:
-    """Warn when the scores hold both 0 and 1 and nothing else.
+def _warn_if_class_predictions(s: np.ndarray, name: str, lo: float, hi: float) -> None:
+    """Warn when the scores hold both 0 and 1 and nothing else (``lo`` and ``hi`` are their
+    minimum and maximum).
 
     Scores that are all 0 (or all 1) are left to the "all scores equal" warning.
     """
-    if s.size < 2 or s.min() == s.max():
+    if lo != 0.0 or hi != 1.0:
         return
     if ((s == 0.0) | (s == 1.0)).all():
         warn(f"all {name} are exactly 0 or 1: they look like class predictions (predict), "
@@ -398,12 +432,38 @@ def check_labels(labels: Any, n: int, name: str = "labels", *,
         any other kind raise a ValueError that asks for ``pos_label``. Given, the result is
         ``labels == pos_label``; it must be one of the (at most two) values present.
     """
+    return _counted_labels(labels, n, name, pos_label)[0]
+
+
+def _counted_labels(labels: Any, n: int, name: str, pos_label: Any) -> tuple[np.ndarray, int]:
+    """:func:`check_labels` and the number of positive labels."""
+    if pos_label is None:
+        fast = _numeric_01_labels(labels, n)
+        if fast is not None:
+            return fast
     arr = _as_label_array(labels, name)
     if arr.size != n:
         raise ValueError(f"{name} has length {arr.size} but scores have length {n}")
-    if pos_label is None:
-        return _labels_without_pos_label(arr, name)
-    return _labels_with_pos_label(arr, name, pos_label)
+    y = (_labels_without_pos_label(arr, name) if pos_label is None
+         else _labels_with_pos_label(arr, name, pos_label))
+    return y, int(np.count_nonzero(y))
+
+
+def _numeric_01_labels(labels: Any, n: int) -> tuple[np.ndarray, int] | None:
+    """Labels already given as a 1-D bool, integer or float array of 0/1 of length ``n``,
+    as 0.0/1.0 floats and their number of ones, in three passes; None for anything else
+    (left to the full checks, which find the first bad value for the message)."""
+    arr = labels.to_numpy() if _is_pandas(labels) and np.ndim(labels) == 1 else labels
+    if not isinstance(arr, np.ndarray) or arr.ndim != 1 or arr.size != n or n == 0:
+        return None
+    if arr.dtype == np.bool_:
+        return arr.astype(np.float64), int(np.count_nonzero(arr))
+    if arr.dtype.kind not in "iuf":
+        return None
+    ones = int(np.count_nonzero(arr == 1))
+    if ones != np.count_nonzero(arr):  # a value other than 0 and 1 (NaN included)
+        return None
+    return np.ascontiguousarray(arr, dtype=np.float64), ones
 
 
 def check_weights(weights: Any, n: int, name: str = "weights") -> np.ndarray | None:
@@ -457,22 +517,28 @@ def check_scores_labels(
     ``names`` are the arguments' names in messages.
     """
     scores_name, labels_name, weights_name = names
-    s = check_scores(scores, scores_name)
+    s, lo, hi = _unit_interval_range(scores, scores_name, proba_hint=True)
     check_aligned({scores_name: scores, labels_name: labels, weights_name: weights})
-    y = check_labels(labels, s.size, labels_name, pos_label=pos_label)
+    y, ones = _counted_labels(labels, s.size, labels_name, pos_label)
     w = check_weights(weights, s.size, weights_name)
     if warn_one_class:
-        present = y if w is None else y[w > 0]
-        if present.min() == present.max():
+        if w is None:
+            single = ones in (0, s.size)
+            present_class = int(ones > 0)
+        else:
+            present = y[w > 0]
+            single = bool(present.min() == present.max())
+            present_class = int(present[0])
+        if single:
             warn(
-                f"{labels_name} hold a single class ({int(present[0])}); calibration can only "
+                f"{labels_name} hold a single class ({present_class}); calibration can only "
                 "be judged against that constant",
             )
-        if s.min() == s.max():
+        if lo == hi:
             warn(f"all {scores_name} equal {float(s[0])!r}: the calibration curve is a single "
                  "point (the mean label)")
     if warn_class_predictions:
-        _warn_if_class_predictions(s, scores_name)
+        _warn_if_class_predictions(s, scores_name, lo, hi)
     return s, y, w
 
 

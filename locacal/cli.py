@@ -14,11 +14,17 @@ with bootstrap intervals and null expectations) and their calibration curves
 * ``reliability.png``: the curves over the diagonal, and the score histogram by class of
   each score column.
 
+Data larger than memory: ``--dask`` (automatic for Parquet files over 2 GiB) reads the
+columns with Dask and computes from cell statistics partition by partition
+(:mod:`locacal._cli_dask`): the metrics the cells determine, no intervals, the curve by
+``binning`` or ``local``.
+
 Bad input (a missing column, a score outside [0, 1], an empty or non-numeric cell, labels
 with more than two values, ...) stops with exit code 2 and a message naming the column and
-the first bad row (rows counted from 1 at the first data row). The files are written into a
-temporary folder next to DIR and moved into place at the end, so DIR never holds a partial
-report.
+the first bad row (rows counted from 1 at the first data row; only an empty cell is
+missing, a text such as "NA" is named as it is; a blank line is a row of empty cells,
+except at the end of the file). The files are written into a temporary folder next to DIR
+and moved into place at the end, so DIR never holds a partial report.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ import argparse
 import contextlib
 import io
 import os
+import re
 import secrets
 import shutil
 import sys
@@ -66,6 +73,12 @@ def _methods() -> tuple[str, ...]:
     return tuple(METHODS)
 
 
+def _plain(text: str) -> str:
+    """Docstring text without reStructuredText markup, for ``--help``."""
+    text = re.sub(r":\w+:`~?([^`]+)`", r"\1", text)
+    return text.replace("``", "")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``locacal`` and its ``report`` subcommand."""
     parser = argparse.ArgumentParser(prog="locacal",
@@ -73,7 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     report = commands.add_parser(
         "report", help="calibration report of score columns of a CSV or Parquet file",
-        description=__doc__.split("\n\n")[1],
+        description=_plain(__doc__.split("\n\n")[1]),
         formatter_class=argparse.ArgumentDefaultsHelpFormatter)
     report.add_argument("data", type=Path, metavar="DATA",
                         help="CSV file, or Parquet (.parquet/.pq, needs pyarrow)")
@@ -97,6 +110,10 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--out", type=Path, required=True, metavar="DIR",
                         help="output folder (created; a previous report in it is replaced)")
     report.add_argument("--quiet", action="store_true", help="no progress bar")
+    report.add_argument("--dask", action="store_true",
+                        help="read with Dask and reduce partition by partition (data larger "
+                             "than memory; automatic for Parquet files over 2 GiB): cell "
+                             "metrics only, no intervals, --method binning or local")
     return parser
 
 
@@ -261,31 +278,68 @@ def _write_atomically(out: Path, files: dict[str, bytes]) -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
+def _report_dask(args: argparse.Namespace, progress: _Progress
+                 ) -> tuple[pd.DataFrame, dict[str, Any], bytes, list[str], int]:
+    """Metrics, curves, figure, warnings and row count of data read with Dask
+    (:mod:`locacal._cli_dask`)."""
+    from locacal._cli_dask import read_dask
+
+    if args.method not in ("binning", "local"):
+        raise InputError(f"--method {args.method} is not available with --dask; use binning "
+                         "or local")
+    table = read_dask(args)
+    models = {name: table.frame[name] for name in args.score}
+    y = table.labels(args.label, args.pos_label)
+    w = None if args.weight is None else table.frame[args.weight]
+    with warnings.catch_warnings(record=True) as caught, _stderr_silenced(args.quiet):
+        warnings.simplefilter("always")
+        progress.doing("metrics")
+        metrics = _metrics_table(models, y, w, argparse.Namespace(**{**vars(args),
+                                                                     "n_boot": 0}))
+        curves = _curves(models, y, w, args, progress)
+        progress.doing("figure")
+        n_rows = int(metrics.loc[metrics["metric"] == "n", "value"].iloc[0])
+        sample = table.histogram_sample(n_rows, [*args.score, args.label])
+        png = _figure_png(curves, {name: scores_column(sample, name) for name in args.score},
+                          labels_column(sample, args.label, args.pos_label), args.method)
+    messages = _unique_messages(caught)
+    if args.n_boot > 0:
+        messages.append("no bootstrap intervals with --dask (rows are not kept): --n-boot "
+                        "is ignored; metrics the cells do not determine are NaN")
+    return metrics, curves, png, messages, n_rows
+
+
 def _report(args: argparse.Namespace) -> None:
     from locacal import __version__
+    from locacal._cli_dask import use_dask
     from locacal._report_html import render_report
 
     _check_options(args)
     progress = _Progress(total=5 + len(args.score), quiet=args.quiet)
     try:
         progress.doing("reading the data")
-        table = read_table(args.data)
-        models = {name: scores_column(table, name) for name in args.score}
-        y = labels_column(table, args.label, args.pos_label)
-        w = None if args.weight is None else weights_column(table, args.weight)
-        with warnings.catch_warnings(record=True) as caught, _stderr_silenced(args.quiet):
-            warnings.simplefilter("always")
-            progress.doing("metrics")
-            metrics = _metrics_table(models, y, w, args)
-            curves = _curves(models, y, w, args, progress)
-            progress.doing("figure")
-            png = _figure_png(curves, models, y, args.method)
-        messages = _unique_messages(caught)
+        if use_dask(args):
+            metrics, curves, png, messages, n_rows = _report_dask(args, progress)
+        else:
+            table = read_table(args.data)
+            n_rows = len(table)
+            models = {name: scores_column(table, name) for name in args.score}
+            y = labels_column(table, args.label, args.pos_label)
+            w = None if args.weight is None else weights_column(table, args.weight)
+            with warnings.catch_warnings(record=True) as caught, \
+                    _stderr_silenced(args.quiet):
+                warnings.simplefilter("always")
+                progress.doing("metrics")
+                metrics = _metrics_table(models, y, w, args)
+                curves = _curves(models, y, w, args, progress)
+                progress.doing("figure")
+                png = _figure_png(curves, models, y, args.method)
+            messages = _unique_messages(caught)
         progress.doing("HTML page")
         curve_csv = pd.concat(
             [c.to_frame().assign(model=name) for name, c in curves.items()], ignore_index=True)
         curve_csv = curve_csv[["model", *(c for c in curve_csv.columns if c != "model")]]
-        page = render_report(metrics=metrics, png=png, settings=_settings(args, len(table)),
+        page = render_report(metrics=metrics, png=png, settings=_settings(args, n_rows),
                              warnings=messages, n_boot=args.n_boot, level=args.level,
                              version=__version__)
         progress.doing("writing the files")

@@ -30,12 +30,12 @@ def run(out_dir: Path, n_obs: int = 20_000, seed: int = 2024) -> dict[str, Path]
 
     report = calibration_report({"scores (gamma = 3)": scores, "true probabilities": true_p},
                                 labels, true_p=true_p)
-    local = calibration_curve(scores, labels)  # degree-0 local regression, nn = 0.15
+    local = calibration_curve(scores, labels)  # local-linear, tricube, nn = 0.15
     binned = calibration_curve(scores, labels, method="binning", strategy="quantile", bins=10)
 
     fig, (top, bottom) = plt.subplots(2, 1, figsize=(5.5, 7.5), height_ratios=[3, 1],
                                       sharex=True)
-    plot_curve(local, ax=top, label="local regression (nn = 0.15)")
+    plot_curve(local, ax=top, label="local linear (nn = 0.15)")
     plot_curve(binned, ax=top, band=False, label="10 quantile bins")
     top.set_title("Over-confident scores (slides' DGP, gamma = 3)")
     plot_score_histogram(scores, labels, ax=bottom)

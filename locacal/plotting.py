@@ -17,18 +17,32 @@ if TYPE_CHECKING:
 
     from locacal.curves.curve import CalibrationCurve
 
-__all__ = ["plot_curve", "plot_curves", "plot_score_histogram", "reliability_diagram"]
+__all__ = ["OKABE_ITO", "plot_curve", "plot_curves", "plot_metric_bars",
+           "plot_score_histogram", "reliability_diagram"]
+
+#: The Okabe-Ito palette (Okabe & Ito 2008; Wong 2011, Nature Methods 8, 441), told apart
+#: under the common colour-vision deficiencies, ordered for lines on white: blue,
+#: vermillion, bluish green, reddish purple, orange, sky blue, black, yellow. Overlaid curves
+#: take their colours in this order.
+OKABE_ITO = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000",
+             "#F0E442")
+
+
+def palette(i: int) -> str:
+    """The ``i``-th colour of :data:`OKABE_ITO` (cycling)."""
+    return OKABE_ITO[i % len(OKABE_ITO)]
 
 
 def _axes(ax: Axes | None) -> Axes:
-    if ax is not None:
-        return ax
-    import matplotlib.pyplot as plt
+    from locacal._display import new_axes
 
-    return plt.subplots(figsize=(5, 5))[1]
+    return new_axes(ax)
 
 
 def _diagonal(ax: Axes) -> None:
+    """The reference diagonal; it also sets the Axes' colour cycle to :data:`OKABE_ITO`, so
+    that curves overlaid by successive ``plot`` calls stay colour-blind safe."""
+    ax.set_prop_cycle(color=list(OKABE_ITO))
     ax.plot([0, 1], [0, 1], color="0.5", linestyle="--", linewidth=1, label="_diagonal")
     ax.set_xlim(0, 1)
     ax.set_ylim(0, 1)
@@ -62,8 +76,26 @@ def plot_curves(curves: Mapping[str, CalibrationCurve], ax: Axes | None = None, 
                 band: bool = False) -> Axes:
     """Overlay several named curves (e.g. smoothing choices) on one diagonal."""
     ax = _axes(ax)
-    for name, curve in curves.items():
-        plot_curve(curve, ax=ax, band=band, label=name)
+    for i, (name, curve) in enumerate(curves.items()):
+        plot_curve(curve, ax=ax, band=band, label=name, color=palette(i))
+    return ax
+
+
+def plot_metric_bars(table: Any, metric: str, ax: Axes | None = None) -> Axes:
+    """Grouped bars of one metric from a table indexed by ``(model, method)``: one group per
+    model, one bar (an Okabe-Ito colour) per method. Returns the Axes."""
+    import pandas as pd
+
+    ax = _axes(ax)
+    wide = pd.Series(table[metric]).unstack("method")
+    width = 0.8 / max(wide.shape[1], 1)
+    x = np.arange(wide.shape[0])
+    for j, method in enumerate(wide.columns):
+        ax.bar(x + (j - (wide.shape[1] - 1) / 2) * width, wide[method], width=width,
+               label=str(method), color=palette(j))
+    ax.set_xticks(x, [str(m) for m in wide.index], rotation=20, ha="right")
+    ax.set_ylabel(metric)
+    ax.legend(frameon=False, fontsize="small")
     return ax
 
 
@@ -85,10 +117,12 @@ def plot_score_histogram(scores: Any, labels: Any, ax: Axes | None = None, *,
 
 
 def reliability_diagram(curve: CalibrationCurve, scores: Any, labels: Any, *,
-                        title: str | None = None):
+                        title: str | None = None) -> tuple[Axes, Axes]:
     """A two-panel figure: the curve over the diagonal, and the score histogram by class.
 
-    Returns the matplotlib Figure.
+    Returns the two Axes ``(curve, histogram)``, not the Figure (``axes[0].figure``): a
+    Figure returned as a notebook cell's value would be drawn a second time after the inline
+    backend's own drawing.
     """
     import matplotlib.pyplot as plt
 
@@ -100,4 +134,4 @@ def reliability_diagram(curve: CalibrationCurve, scores: Any, labels: Any, *,
     if title:
         top.set_title(title)
     fig.tight_layout()
-    return fig
+    return top, bottom

@@ -50,7 +50,8 @@ def test_curve_evaluates_as_step_function_and_has_band():
     inside = c(c.grid)
     np.testing.assert_allclose(inside, c.estimate)
     frame = c.to_frame()
-    assert list(frame.columns) == ["score", "estimate", "lower", "upper", "count", "method"]
+    assert list(frame.columns) == ["score", "estimate", "lower", "upper", "count", "in_range",
+                                   "method"]
 
 
 @pytest.mark.filterwarnings("ignore::locacal.CalibrationWarning")

@@ -84,7 +84,8 @@ def test_one_score_column_writes_the_four_files(data, tmp_path):
     assert embedded is not None
     assert base64.b64decode(embedded.group(1)) == (out / "reliability.png").read_bytes()
     assert (out / "reliability.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert re.search(r"https?://", page) is None
+    text = page.replace(embedded.group(1), "")  # base64 may hold "//" by chance
+    assert re.search(r"https?:|//[a-z]|url\(|@import", text, re.IGNORECASE) is None
     assert re.search(r"\b(src|href)=\"(?!data:)", page) is None  # nothing loaded from outside
 
 
@@ -143,6 +144,29 @@ def test_parquet_gives_the_csv_report(data, tmp_path):
     pd.testing.assert_frame_equal(a, b)
 
 
+@pytest.mark.parametrize(("column", "row"), [("good", 7), ("y", 12)])
+def test_parquet_bad_values_name_column_and_row(data, tmp_path, capsys, column, row):
+    pytest.importorskip("pyarrow")
+    _, frame = data
+    frame = frame.astype({"y": "float64"})
+    frame.loc[row - 1, column] = np.nan  # an empty cell in Parquet: a null
+    parquet = tmp_path / "bad.parquet"
+    frame.to_parquet(parquet)
+    out = tmp_path / "out"
+    assert _run("report", parquet, "--score", "good", "--label", "y", "--n-boot", "0",
+                "--out", out) == 2
+    assert f"column {column!r}, row {row}: the value is empty" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_a_file_that_is_not_parquet_exits_2(tmp_path, capsys):
+    pytest.importorskip("pyarrow")
+    path = tmp_path / "data.parquet"
+    path.write_text("s,y\n0.5,1\n")
+    assert _run("report", path, "--score", "s", "--label", "y", "--out", tmp_path / "o") == 2
+    assert "not a readable Parquet file" in capsys.readouterr().err
+
+
 CSV_HEAD = "s,y,w\n"
 GOOD_ROWS = ["0.1,0,1", "0.4,1,1", "0.7,0,2", "0.9,1,1", "0.2,0,1", "0.6,1,1"]
 
@@ -159,7 +183,11 @@ def _with_row(row: int, line: str) -> str:
     (_with_row(2, "-0.1,1,1"), "s", 2, "outside [0, 1]"),
     (_with_row(4, "inf,1,1"), "s", 4, "outside [0, 1]"),
     (_with_row(2, ",1,1"), "s", 2, "empty"),
-    (_with_row(5, "abc,0,1"), "s", 5, "not a number"),
+    (_with_row(5, "abc,0,1"), "s", 5, "'abc' is not a number"),
+    (_with_row(3, "  ,0,1"), "s", 3, "empty"),  # blanks only: empty, not a number
+    (_with_row(2, "NA,0,1"), "s", 2, "'NA' is not a number"),  # named as the text it is
+    (_with_row(5, "0.5,NA,1"), "y", 5, "third distinct value 'NA'"),
+    (_with_row(1, "0.5, ,1"), "y", 1, "empty"),
     (_with_row(4, "0.5,2,1"), "y", 4, "third distinct value"),
     (_with_row(6, "0.5,,1"), "y", 6, "empty"),
     (_with_row(3, "0.5,1,-1"), "w", 3, "non-negative"),
@@ -177,6 +205,22 @@ def test_bad_values_exit_2_naming_column_and_row(tmp_path, capsys, text, column,
     assert what in err
     assert not out.exists()
     assert _leftovers(tmp_path) == []
+
+
+def test_blank_lines_count_as_rows_except_at_the_end(tmp_path, capsys):
+    path = tmp_path / "data.csv"
+    path.write_text(CSV_HEAD + "\n".join(GOOD_ROWS) + "\n\n\n")  # blank lines at the end
+    assert _run("report", path, "--score", "s", "--label", "y", "--n-boot", "0", "--quiet",
+                "--out", tmp_path / "ok") == 0
+    assert pd.read_csv(tmp_path / "ok" / "metrics.csv").set_index("metric").loc[
+        "n", "value"] == len(GOOD_ROWS)
+    capsys.readouterr()
+    rows = list(GOOD_ROWS)
+    rows.insert(2, "")  # a blank line as third data row: reported, and where it is
+    path.write_text(CSV_HEAD + "\n".join(rows) + "\n")
+    assert _run("report", path, "--score", "s", "--label", "y", "--n-boot", "0",
+                "--out", tmp_path / "bad") == 2
+    assert "score column 's', row 3: the value is empty" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(("argv", "message"), [
@@ -256,6 +300,21 @@ def test_progress_bar_on_stderr_unless_quiet(data, tmp_path, capsys):
     assert capsys.readouterr().err == ""
 
 
+def test_the_bootstrap_shows_its_bar_on_stderr_unless_quiet(data, tmp_path, capsys,
+                                                             monkeypatch):
+    import locacal.metrics.report
+
+    path, _ = data
+    monkeypatch.setattr(locacal.metrics.report, "_PROGRESS_CELLS", 0)  # any size is long
+    args = ["report", path, "--score", "good", "--label", "y", "--n-boot", "3", "--seed", "0"]
+    assert _run(*args, "--out", tmp_path / "a") == 0
+    captured = capsys.readouterr()
+    assert "calibration_report resamples" in captured.err
+    assert captured.out == ""
+    assert _run(*args, "--quiet", "--out", tmp_path / "b") == 0
+    assert capsys.readouterr().err == ""
+
+
 def test_python_dash_m_locacal_report(data, tmp_path):
     path, _ = data
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -316,3 +375,11 @@ def test_an_unwritable_output_folder_exits_2(data, tmp_path, capsys):
     assert _run("report", path, "--score", "good", "--label", "y", "--n-boot", "0",
                 "--quiet", "--out", blocker / "out") == 2
     assert "locacal report: error:" in capsys.readouterr().err
+
+
+def test_help_is_plain_text(capsys):
+    assert _run("report", "--help") == 0
+    out = " ".join(capsys.readouterr().out.split())  # argparse wraps to the terminal
+    assert "locacal report (also python -m locacal report) reads a CSV or Parquet" in out
+    assert "`" not in out
+    assert ":func:" not in out

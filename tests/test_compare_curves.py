@@ -19,13 +19,14 @@ def sample():
 
 def test_columns_and_direct_values(sample):
     s, d, p = sample
-    specs = {"deg0": {"method": "local", "degree": 0, "nn": 0.15}, "platt": "platt",
+    specs = {"deg0": {"method": "local", "degree": 0, "kernel": "rect", "nn": 0.15},
+             "platt": "platt",
              "mine": PlattCalibrator(logit=True), "bins": {"method": "binning", "bins": 8}}
     cmp = compare_curves(s, d, specs, true_p=p)
     assert tuple(cmp.table.columns) == COLUMNS
     assert list(cmp.table.label) == list(specs)
     row = cmp.table.set_index("label")
-    # LCS column of the default local spec is locacal.lcs
+    # LCS column of the slides' local spec (degree 0, rect, nn 0.15) is locacal.lcs
     assert row.loc["deg0", "lcs"] == pytest.approx(locacal.lcs(s, d), rel=1e-12)
     # degree 0, rectangular kernel, no ties: L_ii = 1 / (window size) = 1 / floor(n nn)
     assert row.loc["deg0", "df"] == pytest.approx(400 / 60, rel=1e-12)

@@ -229,11 +229,28 @@ def test_empty_window_gives_nan_and_warns():
     s = np.array([0.1, 0.12, 0.9])
     d = np.array([0.0, 1.0, 1.0])
     with pytest.warns(CalibrationWarning, match="no observation"):
-        c = local_curve(s, d, None, nn=None, h=0.05, grid=np.array([0.1, 0.5, 0.9]))
+        c = local_curve(s, d, None, degree=0, kernel="rect", nn=None, h=0.05,
+                        grid=np.array([0.1, 0.5, 0.9]))
     assert np.isnan(c.estimate[1]) and c.estimate[0] == 0.5
 
 
 # ----------------------------------------------------------------- the curve object
+
+
+def test_defaults_are_local_linear_tricube_and_the_lcs_keeps_the_slides():
+    # issue 9: the default curve is locfit's lp(s, nn = 0.15, deg = 1), kern = "tcub"
+    # (R parity of that configuration: test_local_exact_parity_r.py); the LCS stays the
+    # slides' local mean (degree 0, rectangular kernel, nn = 0.15)
+    s, d = _data(800, seed=30)
+    c = locacal.calibration_curve(s, d)
+    assert dict(c.params) == {"degree": 1, "nn": 0.15, "h": None, "kernel": "tricube",
+                              "evaluation": "exact"}
+    explicit = local_estimate(s, d, None, c.grid, degree=1, nn=0.15, kernel="tricube")
+    np.testing.assert_array_equal(c.estimate, np.clip(explicit, 0, 1))
+    assert locacal.lcs(s, d) == locacal.lcs(s, d, degree=0, kernel="rect", nn=0.15)
+    slides = np.clip(local_estimate(s, d, None, c.grid, degree=0, nn=0.15, kernel="rect"),
+                     0, 1)
+    assert np.max(np.abs(slides - c.estimate)) > 1e-3  # the two really differ
 
 
 @pytest.mark.parametrize("evaluation", ["exact", "locfit"])
@@ -251,7 +268,7 @@ def test_curve_fields(evaluation):
 
 def test_band_of_degree0_rect_is_binomial():
     s, d = _data(1000, seed=10)
-    c = locacal.calibration_curve(s, d, interval="normal")
+    c = locacal.calibration_curve(s, d, degree=0, kernel="rect", interval="normal")
     half = 1.959963984540054 * np.sqrt(c.estimate * (1 - c.estimate) / c.counts)
     np.testing.assert_allclose(c.upper, np.clip(c.estimate + half, 0, 1), atol=1e-12)
 
@@ -259,7 +276,8 @@ def test_band_of_degree0_rect_is_binomial():
 def test_weighted_band_uses_squared_weights():
     s, d = _data(500, seed=11)
     w = np.random.default_rng(12).exponential(size=s.size)
-    c = locacal.calibration_curve(s, d, weights=w, grid=np.array([0.5]), interval="normal")
+    c = locacal.calibration_curve(s, d, weights=w, grid=np.array([0.5]), interval="normal",
+                                  degree=0, kernel="rect")
     dist = np.abs(s - 0.5)
     inside = dist <= np.sort(dist)[74]
     var = np.sum(w[inside] ** 2) / np.sum(w[inside]) ** 2
@@ -270,8 +288,8 @@ def test_weighted_band_uses_squared_weights():
 def test_clip():
     s = np.array([0.0] * 5 + [0.1] * 5 + [0.2] * 5)
     d = np.array([1.0] * 5 + [0.0] * 5 + [0.0] * 5)
-    raw = local_curve(s, d, None, degree=2, nn=0.5, clip=False)
-    clipped = local_curve(s, d, None, degree=2, nn=0.5)
+    raw = local_curve(s, d, None, degree=2, kernel="rect", nn=0.5, clip=False)
+    clipped = local_curve(s, d, None, degree=2, kernel="rect", nn=0.5)
     assert raw.estimate.min() < 0 or raw.estimate.max() > 1
     np.testing.assert_array_equal(clipped.estimate, np.clip(raw.estimate, 0, 1))
 
@@ -293,7 +311,7 @@ def test_curve_called_on_new_scores_is_the_exact_fit(weighted, degree, kernel):
 
 def test_evaluator_of_tree_is_the_tree():
     s, d = _data(2000, seed=18)
-    c = local_curve(s, d, None, degree=2, evaluation="locfit")
+    c = local_curve(s, d, None, degree=2, kernel="rect", evaluation="locfit")
     x = np.random.default_rng(19).uniform(size=3000)
     raw = local_estimate(s, d, None, x, degree=2, evaluation="locfit")
     np.testing.assert_array_equal(c(x), np.clip(raw, 0, 1))

@@ -1,7 +1,8 @@
 """The slides' recalibration study and the Platt-scaling caveat, with fixed seeds.
 
 Marked ``slow`` (about a minute in all); CI runs it. The figures quoted in the comments are
-those these seeds give (also printed by ``vignettes/recalibration.py``).
+those these seeds give (the notebook ``vignettes/d_insurance_recalibration.ipynb`` runs the
+same study with 20 samples).
 """
 
 import warnings

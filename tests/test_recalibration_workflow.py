@@ -62,13 +62,18 @@ def test_metrics_are_those_of_the_metric_functions(result, splits):
 
 def test_maps_are_fitted_on_the_calibration_split(result, splits):
     cal = splits[1]
+    # "local" is the 2024 study's local regression (degree 0, rectangular kernel, nn 0.15),
+    # not LocalRegressionCalibrator's default (degree 1, tricube)
+    settings = {"local": {"degree": 0, "kernel": "rect", "nn": 0.15}}
     for name, cls in [("platt", PlattCalibrator), ("isotonic", IsotonicCalibrator),
                       ("beta", BetaCalibrator), ("local", LocalRegressionCalibrator)]:
-        again = cls().fit(cal["score"], cal["label"])
+        again = cls(**settings.get(name, {})).fit(cal["score"], cal["label"])
         sub = result.maps[result.maps["method"] == name]
         np.testing.assert_allclose(sub["recalibrated"], again.predict(sub["score"]))
         assert sub["score"].iloc[0] == 0 and sub["score"].iloc[-1] == 1
         assert type(result.calibrators[name]) is cls
+        for key, value in settings.get(name, {}).items():
+            assert getattr(result.calibrators[name], key) == value
 
 
 def test_pairs_and_true_p_arrays_give_the_same_table(result, splits):
@@ -104,8 +109,8 @@ def test_threshold_changes_classification_metrics_only(result, splits):
 
 
 def test_plot_and_html(result):
-    fig = result.plot()
-    left, right = fig.axes
+    left, right = result.plot()
+    assert left.figure is right.figure
     assert len(left.get_legend().get_texts()) == 4
     assert len(right.get_legend().get_texts()) == 5  # uncalibrated and four methods
     html = result._repr_html_()

@@ -60,7 +60,8 @@ def test_exact_evaluation_is_the_window_mean():
     s = rng.uniform(size=500)
     y = (rng.uniform(size=500) < s).astype(float)
     grid = np.linspace(0.05, 0.95, 10)
-    curve = locacal.calibration_curve(s, y, method="locfit", evaluation="exact", grid=grid)
+    curve = locacal.calibration_curve(s, y, method="locfit", evaluation="exact", grid=grid,
+                                      degree=0, kernel="rect")
     k = int(500 * 0.15)
     expected = []
     for t in grid:

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from locacal import CalibrationWarning, metrics
-from locacal.metrics.smooth_ece import _smece_residuals
+from locacal.metrics.smooth_ece import _Residuals
 from locacal.simulate import logistic_dgp
 
 
@@ -38,7 +38,7 @@ def test_fixed_bandwidth_parity_with_relplot(sigma):
     # relplot's kernel sits half a node off centre; 0.004 a finer grid than the default 1001
     relplot = pytest.importorskip("relplot")
     s, y = _sample(2)
-    assert _smece_residuals(s, s - y, sigma) == pytest.approx(
+    assert _Residuals(s, y).smece(sigma) == pytest.approx(
         relplot.smECE_sigma(s, y, sigma), abs=1e-12)  # measured <= 2.3e-16
 
 

@@ -34,6 +34,7 @@ from locacal._validation import (
     check_level,
     check_scores,
     check_weights,
+    has_dask,
     positive_weight_rows,
     public_api,
     warn,
@@ -86,9 +87,10 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
     score_range_ : tuple of float
         Smallest and largest fitted score: the default curve grid stays within it, where the
         data are.
-    fit_sample_ : tuple of ndarray
+    fit_sample_ : tuple of ndarray, or None
         The fitted (scores, labels, weights or None), positive weights only: what the
-        bootstrap and consistency bands resample.
+        bootstrap and consistency bands resample (None when fitted from cell statistics,
+        :mod:`locacal._cells`).
     """
 
     #: Name of the method, as ``calibration_curve(method=...)`` and ``recalibrate`` know it.
@@ -115,6 +117,10 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
         -------
         self
         """
+        if has_dask(X, y, sample_weight):
+            raise TypeError("fit takes in-memory data (it keeps the sample); for Dask input "
+                            "use calibration_curve(..., method='binning' or 'local'), whose "
+                            ".estimator is fitted from cell statistics, or fit on a sample")
         s = _as_scores(X, SCORES)
         d = check_labels(y, s.size, LABELS)
         w = check_weights(sample_weight, s.size, "sample_weight")
@@ -138,13 +144,25 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
 
     @public_api
     def predict(self, X: Any) -> np.ndarray:
-        """Calibrated probabilities g(s) at the scores ``X`` (1-D or one column), shape (n,)."""
+        """Calibrated probabilities g(s) at the scores ``X`` (1-D or one column), shape (n,).
+
+        A Dask array, Series or one-column DataFrame gives a lazy Dask array: the exact
+        in-memory ``predict`` mapped over its blocks (each block validated), nothing computed
+        until asked (:func:`locacal._dask.lazy_predict`)."""
         check_is_fitted(self)
+        if has_dask(X):
+            from locacal._dask import lazy_predict
+
+            return lazy_predict(self._predict, X, SCORES)
         return self._predict(_as_scores(X, SCORES))
 
     def predict_proba(self, X: Any) -> np.ndarray:
-        """``[1 - g(s), g(s)]`` for each score: shape (n, 2), columns for classes 0 and 1."""
+        """``[1 - g(s), g(s)]`` for each score: shape (n, 2), columns for classes 0 and 1
+        (a lazy Dask array for Dask input)."""
         g = self.predict(X)
+        if has_dask(g):
+            return g.map_blocks(lambda b: np.column_stack([1.0 - b, b]), new_axis=1,
+                                chunks=(g.chunks[0], (2,)), dtype=np.float64)
         return np.column_stack([1.0 - g, g])
 
     def transform(self, X: Any) -> np.ndarray:
@@ -184,7 +202,8 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
         -------
         CalibrationCurve
             Holds this fitted calibrator as ``estimator``; calling the curve on new scores is
-            ``estimator.predict``.
+            ``estimator.predict``. Grid points outside the fitted scores' range are marked
+            (``in_range`` False): their estimate is the map extrapolated and their band NaN.
         """
         check_is_fitted(self)
         band = check_band(band)
@@ -197,10 +216,20 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
         analytic = band if band == "pointwise" else None
         estimate, lower, upper, counts = self._tabulate(points, analytic, level, interval)
         if band in ("bootstrap", "consistency"):
+            if self.fit_sample_ is None:
+                raise ValueError(f"band={band!r} resamples rows, and this calibrator was "
+                                 "fitted from cell statistics (Dask input), which keep none; "
+                                 "use band='pointwise' or None")
             lower, upper = resampled_band(self, points, band, level, n_boot, seed)
+        lo, hi = self.score_range_
+        in_range = (points >= lo) & (points <= hi)
+        # no band where there are no data: the estimate there is the map extrapolated
+        lower = np.where(in_range, lower, np.nan)
+        upper = np.where(in_range, upper, np.nan)
         return CalibrationCurve(grid=points, estimate=estimate, lower=lower, upper=upper,
                                 counts=counts, method=self.method,
-                                params=self._curve_params(), estimator=self)
+                                params=self._curve_params(), estimator=self,
+                                in_range=in_range)
 
     @property
     def curve_(self) -> CalibrationCurve:
@@ -235,6 +264,12 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
     def _default_grid(self) -> np.ndarray:
         lo, hi = self.score_range_
         return slides_grid(np.array([lo, hi]))
+
+    def _resampled_draws(self, grid: np.ndarray, kind: str, n_boot: int,
+                         rng: np.random.Generator) -> np.ndarray | None:
+        """The resampled maps of a bootstrap/consistency band at ``grid``, (n_boot, m), when
+        the calibrator computes them faster than ``n_boot`` refits; None: refit clones."""
+        return None
 
     def _has_pointwise_band(self) -> bool:
         """Whether ``_pointwise_band`` is analytic; if not, "pointwise" means bootstrap."""

@@ -40,9 +40,12 @@
     centred on what the smoother makes of the diagonal (its bias included), not on the
     estimate: an estimate leaving it is evidence of miscalibration at that score.
 
-Resampled bands show a progress bar (``tqdm.auto``) when ``n_boot * n`` exceeds
-:data:`PROGRESS_THRESHOLD`. Refits that fail (e.g. a logistic fit on a resample holding one
-class) are dropped and counted in a :class:`~locacal.CalibrationWarning`.
+The local-regression calibrator (native, exact evaluation, a fixed span) computes all
+resamples at once from multinomial counts (:mod:`locacal.curves._local_resample`); every
+other calibrator refits a clone per resample, with a progress bar (``tqdm.auto``) when
+``n_boot * n`` exceeds :data:`PROGRESS_THRESHOLD`. Refits that fail (e.g. a logistic fit on
+a resample holding one class) are dropped and counted in a
+:class:`~locacal.CalibrationWarning`.
 
 References
 ----------
@@ -179,8 +182,19 @@ def resampled_band(calibrator: BaseCalibrator, grid: np.ndarray, kind: str, leve
 
     See the module docstring. ``seed``: anything :func:`numpy.random.default_rng` takes.
     """
-    s, y, w = calibrator.fit_sample_
     rng = np.random.default_rng(seed)
+    draws = calibrator._resampled_draws(grid, kind, n_boot, rng)
+    if draws is None:
+        draws = _refitted_draws(calibrator, grid, kind, n_boot, rng)
+    alpha = 1.0 - level
+    lower, upper = np.nanquantile(draws, [alpha / 2, 1 - alpha / 2], axis=0)
+    return lower, upper
+
+
+def _refitted_draws(calibrator: BaseCalibrator, grid: np.ndarray, kind: str, n_boot: int,
+                    rng: np.random.Generator) -> np.ndarray:
+    """The maps of ``n_boot`` clones refitted on resampled rows, at ``grid``: (n_boot, m)."""
+    s, y, w = calibrator.fit_sample_
     n = s.size
     draws = np.full((n_boot, grid.size), np.nan)
     failed = 0
@@ -199,10 +213,8 @@ def resampled_band(calibrator: BaseCalibrator, grid: np.ndarray, kind: str, leve
                 failed += 1
     if failed:
         warn(f"{failed} of {n_boot} {kind} refits failed (e.g. a resample holding one class) "
-             "and were left out of the band", stacklevel=4)
-    alpha = 1.0 - level
-    lower, upper = np.nanquantile(draws, [alpha / 2, 1 - alpha / 2], axis=0)
-    return lower, upper
+             "and were left out of the band")
+    return draws
 
 
 def _progress(iterable: Any, work: int, kind: str) -> Any:

@@ -11,7 +11,7 @@ from scipy.special import expit
 
 from locacal._validation import check_choice
 from locacal.curves._base import BaseCalibrator
-from locacal.curves._logistic import EPS, fit_logistic, logit
+from locacal.curves._logistic import EPS, fit_logistic
 from locacal.curves.bands import delta_method_band, fisher_covariance
 
 __all__ = ["BetaCalibrator"]
@@ -29,6 +29,12 @@ def _midpoint(a: float, b: float, c: float) -> float:
     if h(lo) > 0 or h(hi) < 0:
         return float("nan")
     return float(brentq(h, lo, hi, xtol=1e-15, rtol=4 * EPS))
+
+
+def _logs(s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """log(s) and log(1 - s) of the scores clipped to [EPS, 1 - EPS] (finite at 0 and 1)."""
+    clipped = np.clip(s, EPS, 1.0 - EPS)
+    return np.log(clipped), np.log1p(-clipped)
 
 
 class BetaCalibrator(BaseCalibrator):
@@ -110,15 +116,16 @@ class BetaCalibrator(BaseCalibrator):
     def _fit(self, s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> None:
         w = np.ones_like(s) if w is None else w
         check_choice(self.parameters, PARAMETERS, "parameters")
-        clipped = np.clip(s, EPS, 1.0 - EPS)
+        logs = _logs(s)  # computed once: the fit, the design and the fitted values share them
         if self.parameters == "am":
-            a, c = self._fit_am(logit(clipped), y, w)
+            a, c = self._fit_am(logs[0] - logs[1], y, w)  # logit of the clipped scores
             b = a
         else:
-            a, b, c = self._fit_ab(clipped, y, w)
+            a, b, c = self._fit_ab(*logs, y, w)
         self.a_, self.b_, self.c_ = float(a), float(b), float(c)
         self.m_ = 0.5 if self.parameters == "ab" else _midpoint(self.a_, self.b_, self.c_)
-        self.covariance_ = fisher_covariance(self._design(s), self._predict(s), w)
+        self.covariance_ = fisher_covariance(self._design_from(*logs),
+                                             expit(self._eta_from(*logs)), w)
 
     @staticmethod
     def _fit_am(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[float, float]:
@@ -128,11 +135,12 @@ class BetaCalibrator(BaseCalibrator):
             a = 0.0
         return a, c
 
-    def _fit_ab(self, s: np.ndarray, y: np.ndarray, w: np.ndarray) -> tuple[float, float, float]:
+    def _fit_ab(self, log_s: np.ndarray, log_1ms: np.ndarray, y: np.ndarray,
+                w: np.ndarray) -> tuple[float, float, float]:
         # Columns log(s) and -log(1 - s): their coefficients are a and b. With m = 1/2 ("ab")
         # there is no intercept and the columns are log(2s) and -log(2(1 - s)).
         shift = LOG2 if self.parameters == "ab" else 0.0
-        columns = np.column_stack([np.log(s) + shift, -(np.log1p(-s) + shift)])
+        columns = np.column_stack([log_s + shift, -(log_1ms + shift)])
         intercept = self.parameters == "abm"
 
         def fit(keep: list[int]) -> tuple[float, np.ndarray]:
@@ -150,12 +158,14 @@ class BetaCalibrator(BaseCalibrator):
         return a, b, c + shift * (a - b)
 
     def _eta(self, s: np.ndarray) -> np.ndarray:
-        clipped = np.clip(s, EPS, 1.0 - EPS)
-        eta = np.full(clipped.shape, self.c_)
+        return self._eta_from(*_logs(s))
+
+    def _eta_from(self, log_s: np.ndarray, log_1ms: np.ndarray) -> np.ndarray:
+        eta = np.full(log_s.shape, self.c_)
         if self.a_ != 0.0:
-            eta += self.a_ * np.log(clipped)
+            eta += self.a_ * log_s
         if self.b_ != 0.0:
-            eta -= self.b_ * np.log1p(-clipped)
+            eta -= self.b_ * log_1ms
         return eta
 
     def _predict(self, s: np.ndarray) -> np.ndarray:
@@ -164,20 +174,22 @@ class BetaCalibrator(BaseCalibrator):
     def _design(self, s: np.ndarray) -> np.ndarray:
         """Derivatives of the linear predictor in the free parameters (those not fixed by
         the variant or set to 0 by the monotonicity rule)."""
-        clipped = np.clip(s, EPS, 1.0 - EPS)
+        return self._design_from(*_logs(s))
+
+    def _design_from(self, log_s: np.ndarray, log_1ms: np.ndarray) -> np.ndarray:
         columns = []
         if self.parameters != "ab":
-            columns.append(np.ones_like(clipped))
+            columns.append(np.ones_like(log_s))
         if self.parameters == "am":
             if self.a_ != 0.0:
-                columns.append(logit(clipped))
+                columns.append(log_s - log_1ms)  # logit of the clipped scores
         else:
             shift = LOG2 if self.parameters == "ab" else 0.0
             if self.a_ != 0.0:
-                columns.append(np.log(clipped) + shift)
+                columns.append(log_s + shift)
             if self.b_ != 0.0:
-                columns.append(-(np.log1p(-clipped) + shift))
-        return np.column_stack(columns) if columns else np.empty((clipped.size, 0))
+                columns.append(-(log_1ms + shift))
+        return np.column_stack(columns) if columns else np.empty((log_s.size, 0))
 
     def _has_pointwise_band(self) -> bool:
         return True

@@ -20,7 +20,8 @@ column measures the curve, not the scores alone:
 ``lcs``
     the slides' LCS functional applied to *this* curve: sum_j f(l_j) (g(l_j) - l_j)^2 /
     sum_j f(l_j) on the slides' grid l_j within the score range, f the reflected density of
-    the scores (:func:`locacal.metrics.lcs` is this column for the default local spec);
+    the scores (:func:`locacal.metrics.lcs` is this column for the slides' local spec,
+    ``{"method": "local", "degree": 0, "kernel": "rect"}``);
 ``ece``
     the curve's mean absolute gap to the diagonal at the data, (1/n) sum_i |g(s_i) - s_i|
     (the ICI of Austin & Steyerberg 2019 with this curve as the smoother; the binned ECE is
@@ -42,7 +43,6 @@ Machado, Charpentier et al. (2024), slides, LCS eq. (5).
 
 from __future__ import annotations
 
-import html
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -86,12 +86,12 @@ class CurveComparison:
         import matplotlib.pyplot as plt
         from mpl_toolkits.axes_grid1 import make_axes_locatable
 
-        from locacal.plotting import plot_curve
+        from locacal.plotting import palette, plot_curve
 
         if ax is None:
             _, ax = plt.subplots(figsize=(5, 5))
-        for name, curve in self.curves.items():
-            plot_curve(curve, ax=ax, band=band, label=name)
+        for i, (name, curve) in enumerate(self.curves.items()):
+            plot_curve(curve, ax=ax, band=band, label=name, color=palette(i))
         ax.set_xlim(0, 1)
         ax.set_ylim(0, 1)
         hist = make_axes_locatable(ax).append_axes("bottom", size="20%", pad=0.1, sharex=ax)
@@ -102,11 +102,17 @@ class CurveComparison:
         ax.tick_params(labelbottom=False)
         return ax
 
+    def to_frame(self) -> pd.DataFrame:
+        """The comparison table: columns :data:`COLUMNS` (a copy of :attr:`table`)."""
+        return self.table.copy()
+
     def _repr_html_(self) -> str:
-        head = (f"<p><b>CurveComparison</b> &mdash; {len(self.curves)} curves of "
-                f"{self.scores.size} scores</p>")
-        table = self.table.to_html(index=False, float_format="{:.5f}".format)
-        return head + table.replace(html.escape("nan"), "")
+        from locacal._display import figure_html, frame_html, result_html
+
+        title = f"CurveComparison &mdash; {len(self.curves)} curves of {self.scores.size} scores"
+        figure = figure_html(lambda ax: self.plot(ax=ax, bins=30), alt="calibration curves",
+                             figsize=(3.6, 4.2))
+        return result_html(title, frame_html(self.table, index=False), figure=figure)
 
 
 def _calibrator(label: str, spec: Any) -> BaseCalibrator:
@@ -189,7 +195,7 @@ def compare_curves(scores: Any, labels: Any, specs: Mapping[str, Any], *, weight
         Scores in [0, 1] and 0/1 events.
     specs : dict label -> spec
         Each spec is a method name (``"platt"``), a dict with ``"method"`` and its options
-        (``{"method": "local", "degree": 0, "nn": 0.15}``) or a locacal calibrator. An
+        (``{"method": "local", "degree": 0, "kernel": "rect"}``) or a locacal calibrator. An
         unfitted calibrator (or a name or dict) is fitted on ``scores, labels``; a *fitted*
         calibrator is used as given for the curve and the columns measured on the data
         (df, lcs, ece, ise), while ``cv_brier`` always refits a clone per fold.

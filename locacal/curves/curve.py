@@ -56,9 +56,15 @@ class CalibrationCurve:
     grid : ndarray
         Points where g was estimated (bin centres for binning: the mean score in each bin).
     estimate : ndarray
-        Estimated g at ``grid``.
+        Estimated g at ``grid``. Outside the observed score range (``~in_range``) it is the
+        fitted map *extrapolated* (what ``estimator.predict`` returns there: the local fit
+        on the nearest scores, the last bin, the logistic curve...), not an estimate
+        supported by data.
     lower, upper : ndarray
-        Pointwise 95 % confidence band (NaN where the method gives none).
+        Pointwise band at the requested level (:mod:`locacal.curves.bands`). NaN outside the
+        observed score range and when no band was asked for (``band=None``); inside the range
+        the band is always defined (the one exception: a fixed bandwidth ``h`` with no score
+        within ``h`` of a grid point, where the estimate itself is NaN, with a warning).
     counts : ndarray
         Observations behind each estimate: the bin count, the number of observations in the
         local neighbourhood, or the total weight for a global fit.
@@ -69,6 +75,10 @@ class CalibrationCurve:
         The calibrator's parameters (and fitted coefficients where it has few), read-only.
     estimator : BaseCalibrator
         The fitted calibrator the curve was tabulated from.
+    in_range : ndarray of bool
+        Whether each grid point lies within the observed score range
+        ``[min(scores), max(scores)]`` of the fit (rows of positive weight). Default (None):
+        computed from ``estimator.score_range_``, or all True for an estimator without one.
 
     Calling the curve on new scores, ``curve(scores)``, is ``curve.estimator.predict(scores)``.
     """
@@ -81,9 +91,22 @@ class CalibrationCurve:
     method: str
     params: Mapping[str, Any]
     estimator: Any = field(repr=False)
+    in_range: Any = None
 
     def __post_init__(self) -> None:
         n = np.shape(self.grid)[0]
+        if self.in_range is None:
+            span = getattr(self.estimator, "score_range_", None)
+            grid = np.asarray(self.grid, dtype=np.float64)
+            inside = np.ones(n, dtype=bool) if span is None else (
+                (grid >= span[0]) & (grid <= span[1]))
+        else:
+            inside = np.asarray(self.in_range, dtype=bool)
+            if inside.shape != (n,):
+                raise ValueError(f"in_range has shape {inside.shape}, expected ({n},)")
+        inside = inside.copy()
+        inside.setflags(write=False)
+        object.__setattr__(self, "in_range", inside)
         for name in ("estimate", "lower", "upper", "counts"):
             arr = np.asarray(getattr(self, name), dtype=np.float64)
             if arr.shape != (n,):
@@ -102,14 +125,14 @@ class CalibrationCurve:
     def __reduce__(self) -> tuple:
         # MappingProxyType does not pickle: rebuild from a plain dict.
         return (type(self), (self.grid, self.estimate, self.lower, self.upper, self.counts,
-                             self.method, dict(self.params), self.estimator))
+                             self.method, dict(self.params), self.estimator, self.in_range))
 
     def __len__(self) -> int:
         return self.grid.shape[0]
 
     def to_frame(self) -> pd.DataFrame:
         """Tidy table: one row per grid point with columns
-        ``score, estimate, lower, upper, count, method``."""
+        ``score, estimate, lower, upper, count, in_range, method``."""
         return pd.DataFrame(
             {
                 "score": self.grid,
@@ -117,6 +140,7 @@ class CalibrationCurve:
                 "lower": self.lower,
                 "upper": self.upper,
                 "count": self.counts,
+                "in_range": self.in_range,
                 "method": self.method,
             }
         )
@@ -133,10 +157,14 @@ class CalibrationCurve:
                           **line_kwargs)
 
     def _repr_html_(self) -> str:
+        from locacal._display import figure_html, frame_html, result_html
+
         params = ", ".join(f"{k}={v!r}" for k, v in self.params.items())
-        head = (f"<p><b>CalibrationCurve</b> &mdash; method <code>{html.escape(self.method)}"
-                f"</code> ({html.escape(params)}), {len(self)} points</p>")
-        return head + self.to_frame().to_html(max_rows=12, float_format="{:.4f}".format)
+        title = (f"CalibrationCurve &mdash; method <code>{html.escape(self.method)}</code> "
+                 f"({html.escape(params)}), {len(self)} points")
+        figure = figure_html(lambda ax: self.plot(ax=ax), alt="calibration curve")
+        return result_html(title, frame_html(self.to_frame().drop(columns="method"),
+                                             index=False), figure=figure)
 
     def __repr__(self) -> str:
         params = ", ".join(f"{k}={v!r}" for k, v in self.params.items())

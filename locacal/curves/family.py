@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from locacal._validation import check_choice, check_scores_labels, public_api
+from locacal._validation import check_choice, check_scores_labels, has_dask, public_api
 from locacal.curves._base import BaseCalibrator
 from locacal.curves.bands import DEFAULT_N_BOOT
 from locacal.curves.beta import BetaCalibrator
@@ -78,6 +78,10 @@ def calibration_curve(
     method : str, default "local"
         ``"local"``, ``"binning"``, ``"lowess"``, ``"kernel"``, ``"locfit"``,
         ``"isotonic"``, ``"platt"`` or ``"beta"`` (table in :mod:`locacal.curves`).
+        ``"local"`` (and ``"locfit"``) default to local-linear regression with the tricube
+        kernel on 15 % nearest neighbours (``degree=1, kernel="tricube", nn=0.15``); the
+        2024 slides' curve is ``degree=0, kernel="rect"``
+        (:data:`locacal.curves.local.SLIDES_LOCAL`).
     weights : array-like of shape (n,), optional
         Non-negative relative case weights (exposure, survey weights).
     grid : array-like, optional
@@ -112,7 +116,18 @@ def calibration_curve(
     >>> curve = locacal.calibration_curve(s, d)
     >>> curve.method, len(curve)  # the 100-point grid, restricted to the score range
     ('local', 98)
+
+    Dask input (arrays, Series or one-column DataFrames; :mod:`locacal._dask`): methods
+    ``"binning"`` (quantile or uniform bins) and ``"local"`` (degree 0/1, kernel rect or
+    tricube, the binned fit of :class:`locacal._cells.CellLocalCalibrator`) from cell
+    statistics merged partition by partition, with ``band="pointwise"`` or None.
     """
+    if has_dask(scores, labels, weights):
+        from locacal import _dask
+
+        check_choice(method, tuple(METHODS), "method")
+        return _dask.calibration_curve(scores, labels, weights, method, grid, band, level,
+                                       interval, params)
     estimator = make_calibrator(method, **params)
     s, y, w = check_scores_labels(scores, labels, weights)
     return estimator.fit(s, y, sample_weight=w).curve(grid, band=band, level=level,

@@ -6,14 +6,18 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
-from sklearn.isotonic import IsotonicRegression
+from sklearn.isotonic import IsotonicRegression, isotonic_regression
 
 from locacal._validation import check_choice
 from locacal.curves._base import BaseCalibrator
+from locacal.curves._local_window import SortedSample, sort_sample
 
 __all__ = ["IsotonicCalibrator"]
 
 INTERPOLATIONS = ("step", "linear")
+#: scikit-learn's ``_make_unique`` pools sorted scores closer than this to the first of
+#: their group (``np.finfo(np.float64).resolution``).
+_SKLEARN_TIE = 1e-15
 
 
 class IsotonicCalibrator(BaseCalibrator):
@@ -94,17 +98,28 @@ class IsotonicCalibrator(BaseCalibrator):
 
     def _fit(self, s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> None:
         check_choice(self.interpolation, INTERPOLATIONS, "interpolation")
-        iso = IsotonicRegression(increasing=True, out_of_bounds="clip")
-        iso.fit(s, y, sample_weight=w)
-        x, v = iso.X_thresholds_, iso.y_thresholds_
+        sample = sort_sample(s, y, w)
+        fitted = _thresholds(sample)
+        if fitted is None:  # scores closer than scikit-learn's tie tolerance: its own fit
+            iso = IsotonicRegression(increasing=True, out_of_bounds="clip")
+            iso.fit(s, y, sample_weight=w)
+            fitted = iso.X_thresholds_, iso.y_thresholds_
+        x, v = fitted
         # A block ends where the next threshold has a different value (and at the last one).
         ends = np.append(v[1:] != v[:-1], True)
         self.thresholds_ = x
         self.values_ = v
         self.knots_ = x[ends]
         self.block_values_ = v[ends]
-        self.block_weights_ = np.bincount(self._block_index(s), weights=w,
-                                          minlength=self.knots_.size)
+        # block b holds the scores in (knot b-1, knot b]: a run of the sorted scores
+        last = np.searchsorted(sample.scores, self.knots_, side="right")
+        if w is None:
+            self.block_weights_ = np.diff(last, prepend=0)
+        else:
+            filled = np.diff(last, prepend=0) > 0
+            starts = np.append(0, last[:-1])
+            sums = np.add.reduceat(sample.weights, np.minimum(starts, sample.n - 1))
+            self.block_weights_ = np.where(filled, sums, 0.0)
 
     def _block_index(self, s: np.ndarray) -> np.ndarray:
         """Index of the block whose value R's step function gives at ``s``."""
@@ -132,3 +147,36 @@ class IsotonicCalibrator(BaseCalibrator):
 
     def _curve_params(self) -> Mapping[str, Any]:
         return {"interpolation": self.interpolation, "blocks": int(self.knots_.size)}
+
+
+def _thresholds(sample: SortedSample) -> tuple[np.ndarray, np.ndarray] | None:
+    """``IsotonicRegression(increasing=True).fit(...)``'s ``X_thresholds_`` and
+    ``y_thresholds_`` from the sorted sample, without its ``lexsort``.
+
+    As scikit-learn does: the labels of tied scores are pooled (weighted mean, weight the
+    group's total), pool-adjacent-violators runs on the distinct scores
+    (:func:`sklearn.isotonic.isotonic_regression`, SciPy's PAVA), and the interior points
+    whose value equals both neighbours' are dropped. scikit-learn pools scores within
+    :data:`_SKLEARN_TIE` of each other, not only equal ones; when two distinct scores are
+    that close this returns None (the caller runs scikit-learn itself). Unweighted, the pooled
+    means are ratios of the same integers as scikit-learn's, so the result is identical;
+    weighted sums are added in another order (equal to rounding).
+    """
+    xs = sample.scores
+    starts = np.flatnonzero(np.r_[True, xs[1:] != xs[:-1]])
+    if starts.size > 1 and np.min(xs[starts[1:]] - xs[starts[:-1]]) < _SKLEARN_TIE:
+        return None
+    if sample.weights is None:
+        events = np.concatenate([[0], np.cumsum(sample.labels, dtype=np.int64)])
+        ends = np.append(starts[1:], sample.n)
+        pooled_w = (ends - starts).astype(np.float64)
+        pooled_y = (events[ends] - events[starts]) / pooled_w
+    else:
+        pooled_w = np.add.reduceat(sample.weights, starts)
+        pooled_y = np.add.reduceat(np.where(sample.labels, sample.weights, 0.0),
+                                   starts) / pooled_w
+    x = xs[starts]
+    v = isotonic_regression(pooled_y, sample_weight=pooled_w, increasing=True)
+    keep = np.ones(v.size, dtype=bool)
+    keep[1:-1] = (v[1:-1] != v[:-2]) | (v[1:-1] != v[2:])
+    return x[keep], v[keep]

@@ -232,10 +232,22 @@ class SmoothingTable:
         return (f"SmoothingTable({self.parameter}, degree={self.degree}, "
                 f"kernel={self.kernel!r}, n={self.n})\n{self.table.to_string(index=False)}")
 
+    def to_frame(self) -> pd.DataFrame:
+        """The criteria table (a copy of :attr:`table`): ``nn`` (or ``h``), ``df``, ``rss``,
+        ``gcv``, ``aic``, ``lcv``, ``cv``, ``aicc``."""
+        return self.table.copy()
+
     def _repr_html_(self) -> str:
-        head = (f"<p>SmoothingTable over <code>{self.parameter}</code>: degree "
-                f"{self.degree}, kernel <code>{self.kernel}</code>, n = {self.n}</p>")
-        return head + self.table.to_html(index=False)
+        from locacal._display import figure_html, frame_html, result_html
+
+        title = (f"SmoothingTable over <code>{self.parameter}</code>: degree {self.degree}, "
+                 f"kernel <code>{self.kernel}</code>, n = {self.n}")
+        try:
+            figure = figure_html(lambda ax: self.plot("gcv", ax=ax), alt="GCV against df")
+        except ValueError:  # GCV infinite on the whole grid: nothing to draw
+            figure = ""
+        return result_html(title, frame_html(self.table, index=False, max_rows=25),
+                           figure=figure)
 
 
 def smoothing_table(scores: Any, labels: Any, *, degree: int = 1, nn: Any = None,

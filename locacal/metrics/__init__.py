@@ -50,6 +50,7 @@ _EXPORTS = {
     "log_loss": "locacal.metrics.log_score",
     "REPORT_COLUMNS": "locacal.metrics.report",
     "calibration_report": "locacal.metrics.report",
+    "explain_report": "locacal.metrics.report",
     "smece": "locacal.metrics.smooth_ece",
 }
 

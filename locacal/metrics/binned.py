@@ -5,14 +5,25 @@ calibration score with its confidence interval and the calibration-refinement de
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pandas as pd
 from scipy.stats import norm
 
-from locacal._validation import check_choice, check_fraction, check_int, public_api, warn
+from locacal._validation import (
+    check_choice,
+    check_fraction,
+    check_int,
+    has_dask,
+    public_api,
+    warn,
+)
 from locacal.curves._bins import BinStatistics
 from locacal.metrics._prepared import PreparedSample, prepare
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 __all__ = [
     "BrierDecomposition",
@@ -87,8 +98,15 @@ def ece(scores: Any, labels: Any, *, weights: Any = None, bins: int = 10,
     bins : int, default 10
         Number of bins.
     strategy : {"quantile", "uniform", "adaptive"}, default "quantile"
-        How bins are formed.
+        How bins are formed. With Dask input (:mod:`locacal._dask`) uniform bins are exact
+        (``bins`` must divide 100800), quantile bins are cut at the cell holding each
+        break, within the bound of :meth:`locacal._sufficient.ScoreStatistics.quantile_bins`,
+        and adaptive bins are refused.
     """
+    if has_dask(scores, labels, weights):
+        from locacal import _dask
+
+        return _dask.ece(scores, labels, weights, bins, strategy)
     return ece_from_bins(prepare(scores, labels, weights).bin_statistics(strategy, bins))
 
 
@@ -181,6 +199,34 @@ class BrierDecomposition:
     def calib_err(self) -> float:
         return float(np.sqrt(self.calibration))
 
+    def to_frame(self) -> pd.DataFrame:
+        """One row (index ``brier_decomposition``): ``brier, calibration, refinement,
+        within_bin, calib_err``."""
+        return pd.DataFrame({"brier": [self.brier], "calibration": [self.calibration],
+                             "refinement": [self.refinement], "within_bin": [self.within_bin],
+                             "calib_err": [self.calib_err]}, index=["brier_decomposition"])
+
+    def plot(self, ax: Axes | None = None) -> Axes:
+        """Horizontal bars: the Brier score and its three parts (``within_bin`` may be
+        negative). Returns the Axes."""
+        from locacal._display import new_axes
+        from locacal.plotting import palette
+
+        ax = new_axes(ax, (5.0, 2.5))
+        parts = ("brier", "calibration", "refinement", "within_bin")
+        values = [getattr(self, p) for p in parts]
+        ax.barh(parts, values, color=[palette(i) for i in range(len(parts))])
+        ax.axvline(0.0, color="0.3", linewidth=0.8)
+        ax.invert_yaxis()
+        ax.set_xlabel("contribution to the Brier score")
+        return ax
+
+    def _repr_html_(self) -> str:
+        from locacal._display import frame_html, result_html
+
+        return result_html("Brier score decomposition (adaptive bins)",
+                           frame_html(self.to_frame()))
+
 
 @public_api
 def brier_decomposition(scores: Any, labels: Any, *, weights: Any = None,
@@ -239,6 +285,34 @@ class CalibMSEInterval:
     lower: float
     upper: float
     method: str = "debiased"
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row (index ``calib_mse``): ``estimate, mean, se, lower, upper, method``."""
+        return pd.DataFrame({"estimate": [self.estimate], "mean": [self.mean],
+                             "se": [self.se], "lower": [self.lower], "upper": [self.upper],
+                             "method": [self.method]}, index=["calib_mse"])
+
+    def plot(self, ax: Axes | None = None) -> Axes:
+        """The interval as a horizontal bar around its centre ``mean``, the plug-in
+        ``estimate`` as a cross. Returns the Axes."""
+        from locacal._display import new_axes
+        from locacal.plotting import palette
+
+        ax = new_axes(ax, (5.0, 1.8))
+        ax.errorbar([self.mean], [0], xerr=[[self.mean - self.lower], [self.upper - self.mean]],
+                    fmt="o", color=palette(0), capsize=4,
+                    label=f"{self.method} interval [{self.lower:.3g}, {self.upper:.3g}]")
+        ax.plot([self.estimate], [0], "x", color=palette(1), markersize=9,
+                label=f"plug-in estimate {self.estimate:.3g}")
+        ax.set_yticks([])
+        ax.set_xlabel("CalibMSE")
+        ax.legend(frameon=False, fontsize="small", loc="upper right")
+        return ax
+
+    def _repr_html_(self) -> str:
+        from locacal._display import frame_html, result_html
+
+        return result_html("CalibMSE and its confidence interval", frame_html(self.to_frame()))
 
 
 #: Interval procedures of :func:`calib_mse_interval`.

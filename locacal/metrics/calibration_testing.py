@@ -15,12 +15,12 @@ the Hosmer-Lemeshow chi-square and Spiegelhalter's normal z.
 
 from __future__ import annotations
 
-import html
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from locacal._validation import (
     check_choice,
@@ -116,15 +116,21 @@ class CalibrationTestResult:
     name: str
     n: int
 
+    def to_frame(self) -> pd.DataFrame:
+        """One row (index: the statistic's name): ``statistic, pvalue, method, n,
+        resamples`` (0 for an asymptotic test)."""
+        resamples = 0 if self.null is None else int(self.null.size)
+        return pd.DataFrame({"statistic": [self.statistic], "pvalue": [self.pvalue],
+                             "method": [self.method], "n": [self.n],
+                             "resamples": [resamples]}, index=[self.name])
+
     def _repr_html_(self) -> str:
-        rows = [("statistic", self.name), ("value", f"{self.statistic:.6g}"),
-                ("p-value", f"{self.pvalue:.4g}"), ("method", self.method),
-                ("n", str(self.n))]
-        if self.null is not None:
-            rows.append(("resamples", str(self.null.size)))
-        body = "".join(f"<tr><th>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>"
-                       for k, v in rows)
-        return f"<table><caption>Calibration test</caption>{body}</table>"
+        from locacal._display import figure_html, frame_html, result_html
+
+        figure = ("" if self.null is None else
+                  figure_html(lambda ax: self.plot(ax=ax), alt="null distribution",
+                              figsize=(4.0, 3.0)))
+        return result_html("Calibration test", frame_html(self.to_frame()), figure=figure)
 
     def plot(self, ax: Any = None) -> Any:
         """Histogram of the resampled null distribution with the observed value marked.

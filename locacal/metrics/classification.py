@@ -16,6 +16,7 @@ from locacal._validation import (
     check_probabilities,
     check_scores,
     check_weights,
+    has_dask,
     public_api,
     warn,
 )
@@ -38,8 +39,13 @@ def brier_score(scores: Any, labels: Any, *, weights: Any = None) -> float:
 
     References
     ----------
-    Brier (1950); Machado, Charpentier et al. (2024), eq. (3).
+    Brier (1950); Machado, Charpentier et al. (2024), eq. (3). Dask input: exact, partition
+    by partition (:mod:`locacal._dask`).
     """
+    if has_dask(scores, labels, weights):
+        from locacal import _dask
+
+        return _dask.brier_score(scores, labels, weights)
     return brier_from_sample(prepare(scores, labels, weights))
 
 

@@ -278,10 +278,6 @@ def calibration_errors(scores: Any, labels: Any, *, weights: Any = None,
                       "e90": float(e90), "emax": float(err.max())}, name=smoother)
 
 
-def _summary_html(frame: pd.DataFrame, title: str) -> str:
-    return f"<p><b>{title}</b></p>" + frame.to_html(float_format=lambda v: f"{v:.4g}")
-
-
 @dataclass(frozen=True)
 class HosmerLemeshowResult:
     """Hosmer-Lemeshow test: chi-square ``statistic`` on ``df`` = G - 2 degrees of freedom,
@@ -302,9 +298,30 @@ class HosmerLemeshowResult:
                              "pvalue": [self.pvalue], "pvalue_external": [self.pvalue_external],
                              "groups": [groups]}, index=["hosmer_lemeshow"])
 
+    def plot(self, ax: Any = None) -> Any:
+        """Observed against expected event rate of each group (O_g / n_g against
+        E_g / n_g), on the diagonal; the point areas follow the group sizes. Returns the
+        Axes."""
+        from locacal._display import new_axes
+        from locacal.plotting import palette
+
+        ax = new_axes(ax)
+        t = self.table[self.table["n"] > 0]
+        expected, observed = t["expected_events"] / t["n"], t["observed_events"] / t["n"]
+        ax.plot([0, 1], [0, 1], color="0.5", linestyle="--", linewidth=1)
+        ax.scatter(expected, observed, s=200 * t["n"] / t["n"].max(), color=palette(0),
+                   alpha=0.7, label=f"C = {self.statistic:.3g}, p = {self.pvalue:.3g}")
+        ax.set(xlim=(0, 1), ylim=(0, 1), aspect="equal", xlabel="expected event rate E/n",
+               ylabel="observed event rate O/n")
+        ax.legend(frameon=False, loc="upper left")
+        return ax
+
     def _repr_html_(self) -> str:
-        return (_summary_html(self.to_frame(), "Hosmer-Lemeshow test")
-                + self.table.to_html(float_format=lambda v: f"{v:.4g}"))
+        from locacal._display import figure_html, frame_html, result_html
+
+        figure = figure_html(lambda ax: self.plot(ax=ax), alt="observed against expected")
+        return result_html("Hosmer-Lemeshow test", frame_html(self.to_frame()),
+                           frame_html(self.table), figure=figure)
 
 
 @public_api
@@ -414,7 +431,9 @@ class SpiegelhalterResult:
                             index=["spiegelhalter_z"])
 
     def _repr_html_(self) -> str:
-        return _summary_html(self.to_frame(), "Spiegelhalter's z test")
+        from locacal._display import frame_html, result_html
+
+        return result_html("Spiegelhalter's z test", frame_html(self.to_frame()))
 
 
 @public_api

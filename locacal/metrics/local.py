@@ -8,6 +8,7 @@ scores: ties are handled by a fixed rule, so the same input always gives the sam
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -18,6 +19,7 @@ from locacal._validation import (
     check_fraction,
     check_int,
     check_scores_labels,
+    has_dask,
     positive_weight_rows,
     public_api,
 )
@@ -25,9 +27,10 @@ from locacal.curves._local_engine import EVALUATIONS, estimate_sorted, local_par
 from locacal.curves._local_fit import LocalParams
 from locacal.curves._local_window import SortedSample, sort_sample
 from locacal.curves.curve import SLIDES_GRID_SIZE, slides_grid
-from locacal.density import reflected_kde_values
+from locacal.density import EXACT_MAX_N, reflected_bandwidth, reflected_kde_values
+from locacal.metrics._lcs_unsorted import lcs_unsorted
 
-__all__ = ["lcs", "lcs_from_sorted", "wmse"]
+__all__ = ["lcs", "lcs_from_sorted", "lcs_of_sample", "wmse", "wmse_of_sample"]
 
 
 @public_api
@@ -43,9 +46,11 @@ def lcs(scores: Any, labels: Any, *, weights: Any = None, nn: float = 0.15, degr
 
     where :math:`l_j` are the points of ``linspace(0, 1, grid_size)`` that lie within the
     observed score range, :math:`\\hat g` is the local regression of the labels on the scores
-    (degree 0, nearest-neighbour fraction 0.15, rectangular kernel by default) clipped to
-    [0, 1], and :math:`w_j` the Gaussian density of the scores reflected at 0 and 1 with R's
-    ``bw.nrd0`` bandwidth, at :math:`l_j`.
+    (degree 0, nearest-neighbour fraction 0.15, rectangular kernel by default: the 2024
+    slides' definition, which the LCS keeps although :func:`~locacal.calibration_curve`
+    now defaults to local-linear with the tricube kernel) clipped to [0, 1], and
+    :math:`w_j` the Gaussian density of the scores reflected at 0 and 1 with R's ``bw.nrd0``
+    bandwidth, at :math:`l_j`.
 
     This is the 2024 R code's ``local_calib_score`` (``weighted.mean`` of the squared gaps)
     without its random jitter. The slides' eq. (5) writes the sum without dividing by the sum
@@ -62,10 +67,11 @@ def lcs(scores: Any, labels: Any, *, weights: Any = None, nn: float = 0.15, degr
         Relative case weights (only w / sum(w) matters), used in the local fit (weighted least
         squares; ``nn`` counts rows, as in locfit) and in the density.
     nn : float, default 0.15
-        Nearest-neighbour fraction of the local regression.
+        Nearest-neighbour fraction of the local regression (the slides').
     degree : {0, 1, 2}, default 0
-        Local polynomial degree.
+        Local polynomial degree (the slides': the local mean).
     kernel : {"rect", "tricube", "gauss", "epan"}, default "rect"
+        The slides' rectangular kernel.
     evaluation : {"exact", "locfit"}, default "exact"
     grid_size : int, default 100
         Number of points of the full grid on [0, 1] before restriction.
@@ -82,14 +88,39 @@ def lcs(scores: Any, labels: Any, *, weights: Any = None, nn: float = 0.15, degr
     ----------
     Machado, Charpentier, Flachaire, Gallic & Hu (2024), "Our new metric: LCS", eq. (5), and
     "Local regression: issue" (restricted grid).
+
+    Dask input (:mod:`locacal._dask`): computed from mergeable cell statistics, partition by
+    partition, within the bound of :meth:`locacal._sufficient.ScoreStatistics.lcs_with_bound`
+    (degree 0 or 1, kernel "rect" or "tricube", ``evaluation="exact"``).
     """
+    if has_dask(scores, labels, weights):
+        from locacal import _dask
+
+        return _dask.lcs(scores, labels, weights, nn, degree, kernel, evaluation, grid_size)
     s, y, w = check_scores_labels(scores, labels, weights)
     params = local_params(degree, nn, None, kernel)
     check_choice(evaluation, EVALUATIONS, "evaluation")
     grid_size = check_int(grid_size, "grid_size", minimum=2)
-    s, y, w = positive_weight_rows(s, y, w)
-    # one sort serves the fit and the density's bandwidth
-    return lcs_from_sorted(sort_sample(s, y, w), params, evaluation, grid_size)
+    return lcs_of_sample(*positive_weight_rows(s, y, w), params, evaluation, grid_size)
+
+
+def lcs_of_sample(s: np.ndarray, y: np.ndarray, w: np.ndarray | None, params: LocalParams,
+                  evaluation: str = "exact", grid_size: int = SLIDES_GRID_SIZE,
+                  sorted_sample: Callable[[], SortedSample] | None = None) -> float:
+    """:func:`lcs` of validated arrays (positive weights only) and parameters.
+
+    The default fit of an unweighted sample beyond the density's exact range needs no sort
+    (:mod:`locacal.metrics._lcs_unsorted`); otherwise one sort serves the fit and the
+    density's bandwidth: ``sorted_sample()`` when given (the metric registry's shared sort of
+    the same rows), else :func:`sort_sample`.
+    """
+    if (w is None and evaluation == "exact" and params == LocalParams(0, params.nn, None, "rect")
+            and s.size > EXACT_MAX_N):
+        value = lcs_unsorted(s, y, params.nn, grid_size)  # selection by cell counts
+        if value is not None:
+            return value
+    sample = sort_sample(s, y, w) if sorted_sample is None else sorted_sample()
+    return lcs_from_sorted(sample, params, evaluation, grid_size)
 
 
 def lcs_from_sorted(sample: SortedSample, params: LocalParams, evaluation: str = "exact",
@@ -126,17 +157,24 @@ def _knn_means(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray | Non
     unit weights this is the plain mean of the k nearest; with ties it is the average over
     every order of the tied rows, so it does not depend on row order.
 
-    O(n log n + m log^2 n): the scores are sorted once; around a point t the observations
-    within any distance form a contiguous run of the sorted scores, found by bisection on the
-    floating-point distances themselves (t - s on the left, s - t on the right, each monotone
-    in the sorted position), so ties at the boundary are decided on exactly the numbers
-    ``|s - t|`` that R's code ranks; prefix sums give each run's weight and label sum.
+    O(n log n + m log^2 n): the scores are sorted once (:func:`sort_sample`); around a point
+    t the observations within any distance form a contiguous run of the sorted scores, found
+    by bisection on the floating-point distances themselves (t - s on the left, s - t on the
+    right, each monotone in the sorted position), so ties at the boundary are decided on
+    exactly the numbers ``|s - t|`` that R's code ranks; prefix sums give each run's weight
+    and label sum.
     """
-    order = np.argsort(scores, kind="stable")
-    s = scores[order]
-    w = np.ones_like(s) if weights is None else weights[order]
+    return _sorted_knn_means(sort_sample(scores, labels, weights), points, k)
+
+
+def _sorted_knn_means(sample: SortedSample, points: np.ndarray, k: float) -> np.ndarray:
+    """:func:`_knn_means` of a sample sorted by :func:`sort_sample` (the order of tied rows
+    does not matter: they share the boundary's weight)."""
+    weights = sample.weights
+    s = sample.scores
+    w = np.ones_like(s) if weights is None else weights
     cw = np.concatenate([[0.0], np.cumsum(w)])
-    cwy = np.concatenate([[0.0], np.cumsum(w * labels[order])])
+    cwy = np.concatenate([[0.0], np.cumsum(np.where(sample.labels, w, 0.0))])
     n = s.size
     t = points
     split = np.searchsorted(s, t, side="right")  # s[:split] <= t < s[split:]
@@ -220,11 +258,23 @@ def wmse(scores: Any, labels: Any, *, weights: Any = None, nn: float = 0.15,
     s, y, w = check_scores_labels(scores, labels, weights)
     nn = check_fraction(nn, "nn")
     grid_size = check_int(grid_size, "grid_size", minimum=2)
+    return wmse_of_sample(s, y, w, nn, grid_size)
+
+
+def wmse_of_sample(s: np.ndarray, y: np.ndarray, w: np.ndarray | None, nn: float = 0.15,
+                   grid_size: int = 101, sorted_sample: SortedSample | None = None) -> float:
+    """:func:`wmse` of validated arrays and parameters. Without weights,
+    ``sorted_sample`` may be ``sort_sample(s, y, None)`` already made (the metric registry's
+    shared sort); the result is the same."""
     s, y, w = positive_weight_rows(s, y, w)  # rows of weight zero are not neighbours
     if w is not None:
         w, _ = normalised_weights(w)  # sum to the number of rows: k keeps its unit meaning
     k = min(max(float(np.round(s.size * nn)), 1.0), float(s.size))
     grid = np.linspace(0.0, 1.0, grid_size)
-    means = _knn_means(s, y, w, grid, k)
-    dens = reflected_kde_values(s, grid, w)
+    if sorted_sample is None or w is not None:
+        sorted_sample = sort_sample(s, y, w)
+    means = _sorted_knn_means(sorted_sample, grid, k)
+    # the bandwidth's quartiles from the sorted sample, the kernel sum from the rows
+    h = reflected_bandwidth(sorted_sample.scores, sorted_sample.weights, is_sorted=True)
+    dens = reflected_kde_values(s, grid, w, bandwidth=h)
     return float(np.sum(dens * (grid - means) ** 2) / dens.sum())

@@ -41,7 +41,7 @@ from locacal.metrics.clinical import (
     spiegelhalter_z,
 )
 from locacal.metrics.corp import corp_decomposition, corp_from_sorted
-from locacal.metrics.local import lcs, lcs_from_sorted, wmse
+from locacal.metrics.local import lcs, lcs_of_sample, wmse, wmse_of_sample
 from locacal.metrics.log_score import log_loss
 from locacal.metrics.smooth_ece import smece
 
@@ -138,11 +138,20 @@ _SLIDES = "Machado, Charpentier, Flachaire, Gallic & Hu (2024), slides"
 _THESIS = "Nguyen (2015), thesis"
 
 def _lcs(sample: PreparedSample) -> float:
-    """The LCS (default settings) from the shared sort; rows of weight zero are dropped by
-    :func:`lcs` itself, so such samples go through it."""
+    """The LCS (default settings) as :func:`lcs` computes it, from the shared sort when it
+    sorts; rows of weight zero are dropped by :func:`lcs` itself, so such samples go through
+    it."""
     if sample.weights is not None and not (sample.weights > 0).all():
         return lcs(sample.scores, sample.labels, weights=sample.weights)
-    return lcs_from_sorted(sample.sorted, local_params())
+    return lcs_of_sample(sample.scores, sample.labels, sample.weights, local_params(),
+                         sorted_sample=lambda: sample.sorted)
+
+
+def _wmse(sample: PreparedSample) -> float:
+    """The WMSE; without weights from the shared sort."""
+    if sample.weights is None:
+        return wmse_of_sample(sample.scores, sample.labels, None, sorted_sample=sample.sorted)
+    return wmse(sample.scores, sample.labels, weights=sample.weights)
 
 
 _L, _P, _T = frozenset({"labels"}), frozenset({"true_p"}), frozenset({"labels", "threshold"})
@@ -172,12 +181,14 @@ _TABLE = (
            "expected calibration error: mean absolute gap between mean event and mean score "
            "on 10 quantile bins", "Naeini, Cooper & Hauskrecht (2015)"),
     Metric("ece_thresholded", ece_thresholded_from_sample, _T, False,
-           "the slides' ECE: mean absolute gap between accuracy of thresholded predictions "
-           "and mean score on 10 quantile bins", f"{_SLIDES}, eq. (2)"),
+           "the slides' 'ECE': mean absolute gap between the accuracy of the 0/1 predictions "
+           "(score >= threshold) and the mean score on 10 quantile bins; not a calibration "
+           "error of the probabilities (a calibrated model does not score 0)",
+           f"{_SLIDES}, eq. (2); after Guo, Pleiss, Sun & Weinberger (2017), ICML, §2"),
     Metric("qmse", lambda s: calib_mse_from_bins(s.bin_statistics("quantile", 10)), _L, False,
            "quantile MSE: squared gap between mean event and mean score on 10 quantile bins",
            "2024 R code of the slides (QMSE)"),
-    Metric("wmse", lambda s: wmse(s.scores, s.labels, weights=s.weights), _L, False,
+    Metric("wmse", _wmse, _L, False,
            "density-weighted squared gap between nearest-neighbour event means and the "
            "diagonal", "2024 R code of the slides (weighted_mse)"),
     Metric("accuracy", lambda s: accuracy_from_confusion(s.confusion()), _T, True,
@@ -232,7 +243,8 @@ _TABLE = (
 )
 
 #: Every metric by name; :func:`~locacal.calibration_report` shows them in this order except
-#: ``kl``, ``e50``, ``e90`` and ``emax``.
+#: ``ece_thresholded``, ``kl``, ``e50``, ``e90`` and ``emax`` (available through its
+#: ``extra``).
 METRICS: MappingProxyType[str, Metric] = MappingProxyType({m.name: m for m in _TABLE})
 
 

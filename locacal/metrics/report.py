@@ -7,7 +7,8 @@ each score vector once; with ``ci=True`` the intervals and null expectations com
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import textwrap
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -18,17 +19,23 @@ from locacal._validation import (
     check_level,
     check_probabilities,
     check_scores_labels,
+    has_dask,
+    is_dask,
     public_api,
 )
-from locacal.metrics.registry import evaluate
+from locacal.metrics.registry import METRICS, evaluate
 from locacal.metrics.report_intervals import bootstrap_intervals, null_means
 
-__all__ = ["CI_COLUMNS", "CLINICAL_COLUMNS", "REPORT_COLUMNS", "calibration_report"]
+__all__ = ["CI_COLUMNS", "CLINICAL_COLUMNS", "EXPLAIN_COLUMNS", "REPORT_COLUMNS",
+           "calibration_report", "explain_report"]
 
 #: Metrics of :func:`calibration_report`, in order (the last six joined in version 0.2).
+#: The slides' thresholded ECE left the default in 0.2: a calibrated model scores far from 0
+#: on it (0.45 for calibrated logistic scores, n = 20000, where the ECE is 0.008), so as a
+#: default column it misread as a calibration error; ``extra=("ece_thresholded",)`` adds it.
 REPORT_COLUMNS = (
     "n", "true_mse", "brier", "calib_mse", "calib_err", "refinement", "lcs", "ece",
-    "ece_thresholded", "qmse", "wmse", "accuracy", "sensitivity", "specificity", "auc",
+    "qmse", "wmse", "accuracy", "sensitivity", "specificity", "auc",
     "log_loss", "smece", "mcb", "dsc", "unc", "spiegelhalter_z",
 )
 #: Added by ``calibration_report(..., clinical=True)``: they fit a lowess and two logistic
@@ -41,10 +48,26 @@ CI_COLUMNS = ("value", "lower", "upper", "null_mean")
 _PROGRESS_CELLS = 20_000_000
 
 
-def _columns(clinical: bool) -> tuple[str, ...]:
+#: Columns :func:`explain_report` adds to a report.
+EXPLAIN_COLUMNS = ("better", "meaning", "reference")
+
+
+def _columns(clinical: bool, extra: Sequence[str], true_p: Any) -> tuple[str, ...]:
     if not isinstance(clinical, bool):
         raise TypeError(f"clinical must be True or False, got {clinical!r}")
-    return REPORT_COLUMNS + CLINICAL_COLUMNS if clinical else REPORT_COLUMNS
+    if isinstance(extra, str):
+        raise TypeError(f"extra must be a sequence of metric names, got the string {extra!r}")
+    columns = REPORT_COLUMNS + CLINICAL_COLUMNS if clinical else REPORT_COLUMNS
+    added = tuple(extra)
+    for name in added:
+        if name not in METRICS:
+            raise ValueError(f"extra holds the unknown metric {name!r}; choose among "
+                             f"{tuple(m for m in METRICS if m not in columns)}")
+        if name in columns or added.count(name) > 1:
+            raise ValueError(f"extra repeats the metric {name!r}, already in the report")
+        if "true_p" in METRICS[name].needs and true_p is None:
+            raise ValueError(f"extra metric {name!r} needs true_p")
+    return columns + added
 
 
 def _computed(columns: tuple[str, ...], true_p: Any, weights: Any) -> tuple[str, ...]:
@@ -94,11 +117,34 @@ def _progress(total: int, show: bool) -> tuple[Callable[[], None], Callable[[], 
     return (lambda: bar.update(1)), bar.close
 
 
+def _dask_report(scores: Any, labels: Any, weights: Any, true_p: Any, threshold: float,
+                 ci: bool, columns: tuple[str, ...]) -> pd.Series | pd.DataFrame:
+    """The report of Dask input (:mod:`locacal._dask`): the columns that cell statistics
+    determine (:data:`locacal._cells.CELL_COLUMNS`), NaN for the others
+    (:data:`locacal._cells.NOT_FROM_CELLS` says why)."""
+    from locacal import _dask
+
+    if ci:
+        raise ValueError("ci=True resamples rows, which Dask input does not keep; use "
+                         "ci=False")
+    if true_p is not None:
+        raise ValueError("true_p is not available with Dask input (the true MSE needs the "
+                         "rows); leave it None")
+    if is_dask(scores) and scores.ndim == 2 and hasattr(scores, "columns"):  # one model a column
+        scores = {str(c): scores[c] for c in scores.columns}
+    if isinstance(scores, Mapping):
+        rows = [_dask.calibration_report(v, labels, weights, threshold, columns)
+                .rename(str(name)) for name, v in scores.items()]
+        table = pd.DataFrame(rows).rename_axis("model").reset_index()
+        return table[["model", *columns]]
+    return _dask.calibration_report(scores, labels, weights, threshold, columns)
+
+
 @public_api
 def calibration_report(scores: Any, labels: Any, *, true_p: Any = None, weights: Any = None,
-                       threshold: float = 0.5, clinical: bool = False, ci: bool = False,
-                       n_boot: int = 200, level: float = 0.95,
-                       seed: Any = None) -> pd.Series | pd.DataFrame:
+                       threshold: float = 0.5, clinical: bool = False,
+                       extra: Sequence[str] = (), ci: bool = False, n_boot: int = 200,
+                       level: float = 0.95, seed: Any = None) -> pd.Series | pd.DataFrame:
     """Every metric of locacal for one model, or for several models side by side.
 
     Parameters
@@ -120,6 +166,14 @@ def calibration_report(scores: Any, labels: Any, *, true_p: Any = None, weights:
         (:func:`~locacal.metrics.clinical.calibration_intercept_slope`). They cost a lowess
         and two logistic fits (about 50x np.sort each at n = 1e6), which the default report
         leaves out to stay fast on large samples.
+    extra : sequence of str, default ()
+        More metrics of :data:`locacal.metrics.registry.METRICS`, appended after the others,
+        e.g. ``("ece_thresholded",)`` for the 2024 slides' "ECE" (eq. 2) or ``("kl",)``
+        with ``true_p``. The slides' ECE is not in the default report: it compares the
+        *accuracy of 0/1 predictions* at ``threshold`` with the mean score, so a perfectly
+        calibrated model does not score 0 (about 0.45 for calibrated logistic scores,
+        where the ECE is 0.008); it is a confidence-calibration measure of the thresholded
+        classifier, not a calibration error of the probabilities.
     ci : bool, default False
         Add bootstrap intervals and the calibrated-model null expectation (below).
     n_boot : int, default 200
@@ -135,13 +189,14 @@ def calibration_report(scores: Any, labels: Any, *, true_p: Any = None, weights:
     pandas.Series or pandas.DataFrame
         Without ``ci``: a Series indexed by :data:`REPORT_COLUMNS` for one score vector; for
         several, a DataFrame with a ``model`` column followed by those columns, one row per
-        model. Defaults are those of each metric: LCS (nn 0.15, degree 0), ECE, thresholded
-        ECE and QMSE (10 quantile bins), WMSE (101 points), CalibMSE/refinement on adaptive
+        model. Defaults are those of each metric: LCS (nn 0.15, degree 0), ECE and QMSE (10
+        quantile bins), WMSE (101 points), CalibMSE/refinement on adaptive
         bins of sqrt(n) scores, the ICI on R's lowess (``rms::val.prob``), the calibration
         intercept (calibration-in-the-large) and slope by logistic regression on
         logit(score), CORP ``mcb``/``dsc``/``unc``, the smooth ECE at its own bandwidth and
-        Spiegelhalter's z. Each metric's meaning and reference are in
-        :data:`locacal.metrics.registry.METRICS`.
+        Spiegelhalter's z. Each metric's meaning and reference are listed below (Notes)
+        and in :data:`locacal.metrics.registry.METRICS`; :func:`explain_report` puts them
+        beside the values.
 
         With ``ci=True``: for one score vector a DataFrame indexed by ``metric``
         (:data:`REPORT_COLUMNS`) with columns :data:`CI_COLUMNS`:
@@ -168,10 +223,20 @@ def calibration_report(scores: Any, labels: Any, *, true_p: Any = None, weights:
         the same rows and null draws (a paired comparison). Undefined replicates (a resample
         holding one class, say) are left out with a CalibrationWarning. A tqdm progress bar
         is shown when n_boot x n x models >= 2e7.
+
+        Dask input (arrays, Series, DataFrames; :mod:`locacal._dask`): the columns that
+        mergeable cell statistics determine, :data:`locacal._cells.CELL_COLUMNS` (n and
+        brier exactly; accuracy, sensitivity, specificity exactly at a threshold that is a
+        multiple of 1/100800, as 0.5; ECE, QMSE, LCS and AUC within the bounds of
+        :func:`locacal._cells.report_from_statistics`), NaN for the others
+        (:data:`locacal._cells.NOT_FROM_CELLS` says why); no ``ci``, no ``true_p``.
     """
     if not isinstance(ci, bool):
         raise TypeError(f"ci must be True or False, got {ci!r}")
-    columns = _columns(clinical)
+    columns = _columns(clinical, extra, true_p)
+    inputs = scores.values() if isinstance(scores, Mapping) else [scores]
+    if has_dask(labels, weights, true_p, *inputs):
+        return _dask_report(scores, labels, weights, true_p, threshold, ci, columns)
     if isinstance(scores, pd.DataFrame):
         scores = {str(c): scores[c] for c in scores.columns}
     if not ci:
@@ -199,3 +264,81 @@ def calibration_report(scores: Any, labels: Any, *, true_p: Any = None, weights:
         return tables[None]
     long = pd.concat({str(k): t for k, t in tables.items()}, names=["model", "metric"])
     return long.reset_index()
+
+
+def _metric_notes() -> str:
+    """The Notes section of :func:`calibration_report`: every metric it can show, with its
+    meaning and reference, from :data:`~locacal.metrics.registry.METRICS` (one source)."""
+    def entry(name: str) -> str:
+        metric = METRICS[name]
+        text = metric.meaning + ("." if metric.reference == "-" else
+                                 f". Reference: {metric.reference}.")
+        return f"    ``{name}``\n" + textwrap.fill(text, 88, initial_indent=" " * 8,
+                                                    subsequent_indent=" " * 8)
+
+    optional = [m for m in METRICS if m not in REPORT_COLUMNS + CLINICAL_COLUMNS]
+    return "\n".join([
+        "", "    Notes", "    -----",
+        "    The return value is a plain pandas Series or DataFrame (the contract): a subclass",
+        "    with its own display would be lost by most pandas operations (``.loc``,",
+        "    ``concat``, arithmetic) and break equality checks. :func:`explain_report` returns",
+        "    the same numbers beside each metric's meaning and reference, as a DataFrame that",
+        "    renders as a table in Jupyter.", "",
+        "    Default columns (:data:`REPORT_COLUMNS`):", "",
+        *(entry(m) for m in REPORT_COLUMNS), "",
+        "    With ``clinical=True`` (:data:`CLINICAL_COLUMNS`):", "",
+        *(entry(m) for m in CLINICAL_COLUMNS), "",
+        "    Available through ``extra``:", "",
+        *(entry(m) for m in optional), "",
+    ])
+
+
+calibration_report.__doc__ = (calibration_report.__doc__ or "").rstrip() + "\n" + \
+    _metric_notes()
+
+
+def _better(name: str) -> str:
+    higher = METRICS[name].higher_is_better
+    return "" if higher is None else ("higher" if higher else "lower")
+
+
+def explain_report(report: pd.Series | pd.DataFrame) -> pd.DataFrame:
+    """A :func:`calibration_report` with each metric's meaning and reference beside it.
+
+    Parameters
+    ----------
+    report : Series or DataFrame
+        What :func:`calibration_report` returned, in any of its four shapes.
+
+    Returns
+    -------
+    DataFrame
+        One row per metric (index ``metric``; for the long ``ci`` table of several models,
+        one row per model and metric, as given), the report's numbers (``value`` for one
+        model, one column per model for several, or the :data:`CI_COLUMNS`), then
+        :data:`EXPLAIN_COLUMNS`: ``better`` ("lower", "higher", or empty when neither, as
+        for the calibration slope, whose target is 1), ``meaning`` (one line) and
+        ``reference`` (from :data:`locacal.metrics.registry.METRICS`).
+    """
+    if isinstance(report, pd.Series):
+        table = report.rename("value").to_frame()
+    elif not isinstance(report, pd.DataFrame):
+        raise TypeError(f"report must be what calibration_report returns (a pandas Series or "
+                        f"DataFrame), got {type(report).__name__}")
+    elif "metric" in report.columns:  # ci=True, several models: long table
+        table = report.copy()
+    elif "model" in report.columns:  # several models: one row each
+        table = report.set_index("model").T
+        table.columns.name = None
+    else:  # ci=True, one model: indexed by metric
+        table = report.copy()
+    names = table["metric"] if "metric" in table.columns else table.index
+    unknown = [m for m in names if m not in METRICS]
+    if unknown:
+        raise ValueError(f"report holds metrics locacal does not know: {unknown}")
+    if "metric" not in table.columns:
+        table.index.name = "metric"
+    table["better"] = [_better(m) for m in names]
+    table["meaning"] = [METRICS[m].meaning for m in names]
+    table["reference"] = [METRICS[m].reference for m in names]
+    return table

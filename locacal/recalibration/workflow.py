@@ -19,13 +19,14 @@ from locacal._validation import (
     public_api,
 )
 from locacal.curves import METHODS, make_calibrator
+from locacal.curves.local import SLIDES_LOCAL
 from locacal.metrics.registry import evaluate
 from locacal.recalibration.split import SPLIT_NAMES
 
 if TYPE_CHECKING:
-    from matplotlib.figure import Figure
+    from matplotlib.axes import Axes
 
-__all__ = ["METRIC_COLUMNS", "RecalibrationResult", "recalibrate"]
+__all__ = ["METRIC_COLUMNS", "STUDY_SETTINGS", "RecalibrationResult", "recalibrate"]
 
 #: Metric columns of :attr:`RecalibrationResult.metrics`, in order (``true_mse`` only when
 #: true probabilities are given).
@@ -34,6 +35,12 @@ METRIC_COLUMNS = ("n", "true_mse", "brier", "ece", "qmse", "lcs", "accuracy", "s
 
 UNCALIBRATED = "uncalibrated"
 TRUE_P = "true_p"
+
+#: Settings a method name implies in :func:`recalibrate` where they differ from the
+#: calibrator's defaults: the 2024 study's local regression (degree 0, rectangular kernel,
+#: nn = 0.15), which :class:`~locacal.curves.local.LocalRegressionCalibrator` no longer
+#: defaults to.
+STUDY_SETTINGS = {"local": dict(SLIDES_LOCAL)}
 
 #: Grid of [0, 1] on which :attr:`RecalibrationResult.maps` tabulates every map.
 MAP_GRID = np.linspace(0.0, 1.0, 101)
@@ -90,7 +97,7 @@ def _methods(methods: Any) -> dict[str, Any]:
             if name not in METHODS:
                 raise ValueError(f"unknown method {name!r}; choose among {tuple(METHODS)} or "
                                  "pass a {name: estimator} mapping")
-            chosen[name] = make_calibrator(name)
+            chosen[name] = make_calibrator(name, **STUDY_SETTINGS.get(name, {}))
     if not chosen:
         raise ValueError("methods is empty")
     for name in chosen:
@@ -142,48 +149,82 @@ class RecalibrationResult:
         table = self.metrics[self.metrics["split"] == split]
         return table.drop(columns="split").set_index("method")
 
-    def plot(self, *, split: str = "test", fig: Figure | None = None) -> Figure:
-        """Two panels: the fitted maps g (left) and the calibration curves of ``split`` before
-        and after recalibration (right, local regression of degree 0, nn = 0.15).
+    def to_frame(self) -> pd.DataFrame:
+        """The tidy metrics table (a copy of :attr:`metrics`): ``method, split`` then
+        :data:`METRIC_COLUMNS`."""
+        return self.metrics.copy()
 
-        Returns the matplotlib Figure; pass ``fig`` to draw into an existing one.
+    def plot_maps(self, ax: Axes | None = None) -> Axes:
+        """The fitted maps g (recalibrated against uncalibrated score) on the diagonal,
+        drawn from :attr:`maps` (no refit). Returns the Axes."""
+        from locacal._display import new_axes
+        from locacal.plotting import palette
+
+        ax = new_axes(ax)
+        ax.plot([0, 1], [0, 1], color="0.5", linestyle="--", linewidth=1)
+        for i, (name, group) in enumerate(self.maps.groupby("method", sort=False)):
+            ax.plot(group["score"], group["recalibrated"], label=name, color=palette(i))
+        ax.set(xlim=(0, 1), ylim=(0, 1), aspect="equal", xlabel="uncalibrated score",
+               ylabel="recalibrated score",
+               title="Recalibration maps (fitted on the calibration split)")
+        ax.legend(frameon=False, fontsize="small")
+        return ax
+
+    def plot(self, ax: Sequence[Axes] | None = None, *, split: str = "test") -> np.ndarray:
+        """Two panels: the fitted maps g (left, :meth:`plot_maps`) and the calibration
+        curves of ``split`` before and after recalibration (right, the slides' local
+        regression: degree 0, rectangular kernel, nn = 0.15).
+
+        Parameters
+        ----------
+        ax : pair of Axes, optional
+            Where to draw the two panels (default: a new 10 x 4.5 inch figure).
+        split : str, default "test"
+
+        Returns
+        -------
+        ndarray of two Axes
+            ``(maps, curves)``; their figure is ``axes[0].figure``. Not the Figure itself,
+            which a notebook would draw a second time as the cell's value.
         """
-        import matplotlib.pyplot as plt
-
         from locacal.curves import calibration_curve
+        from locacal.plotting import palette
 
         if split not in self.scores:
             raise ValueError(f"unknown split {split!r}; this result has {list(self.scores)}")
-        if fig is None:
-            fig = plt.figure(figsize=(10, 4.5))
-        ax_map, ax_curve = fig.subplots(1, 2)
-        for i, (name, est) in enumerate(self.calibrators.items()):
-            est.curve(np.linspace(0.0, 1.0, 201), band=None).plot(
-                ax=ax_map, band=False, diagonal=i == 0, label=name)
-        ax_map.set(title="Recalibration maps (fitted on the calibration split)",
-                   xlabel="uncalibrated score", ylabel="recalibrated score")
-        ax_map.legend()
+        if ax is None:
+            import matplotlib.pyplot as plt
+
+            axes = plt.subplots(1, 2, figsize=(10, 4.5), layout="constrained")[1]
+        else:
+            axes = np.asarray(ax, dtype=object).ravel()
+            if axes.size != 2:
+                raise ValueError(f"ax must be two Axes (maps, curves), got {axes.size}")
+        ax_map, ax_curve = axes
+        self.plot_maps(ax_map)
         frame = self.scores[split]
         columns = [c for c in frame.columns if c not in ("label", TRUE_P)]
         for i, name in enumerate(columns):
-            curve = calibration_curve(frame[name], frame["label"], method="local")
-            curve.plot(ax=ax_curve, band=False, diagonal=i == 0, label=name)
+            curve = calibration_curve(frame[name], frame["label"], method="local",
+                                      band=None, **SLIDES_LOCAL)
+            curve.plot(ax=ax_curve, band=False, diagonal=i == 0, label=name,
+                       color=palette(i))
         ax_curve.set(title=f"Calibration curves on the {split} split",
                      xlabel="score", ylabel="E[D | score]")
-        ax_curve.legend()
-        fig.tight_layout()
-        return fig
+        ax_curve.legend(frameon=False, fontsize="small")
+        return axes
 
     def _repr_html_(self) -> str:
+        from locacal._display import figure_html, frame_html, result_html
+
         n = {k: len(v) for k, v in self.scores.items()}
-        head = (f"<p><b>RecalibrationResult</b> &mdash; methods "
-                f"{html.escape(', '.join(self.calibrators))}; rows {html.escape(str(n))}; "
-                f"threshold {self.threshold}</p>")
-        body = []
-        for split in self.scores:
-            body.append(f"<p><i>{split}</i></p>")
-            body.append(self.summary(split).to_html(float_format="{:.4g}".format))
-        return head + "".join(body)
+        title = (f"RecalibrationResult &mdash; methods "
+                 f"{html.escape(', '.join(self.calibrators))}; rows {html.escape(str(n))}; "
+                 f"threshold {self.threshold}")
+        tables = [f"<p><i>{html.escape(split)}</i></p>" + frame_html(self.summary(split))
+                  for split in self.scores]
+        figure = figure_html(lambda ax: self.plot_maps(ax), alt="recalibration maps")
+        return result_html(title, *tables, figure=figure)
 
     def __repr__(self) -> str:
         split = "test" if "test" in self.scores else next(iter(self.scores))
@@ -222,7 +263,9 @@ def recalibrate(
         ``"isotonic"``, ``"beta"``, ``"local"``, ``"binning"``, ``"lowess"``, ``"kernel"``,
         ``"locfit"``; default settings, those of the 2024 study for the four defaults: Platt
         on the score, R's isotonic step function, beta "abm", local regression of degree 0
-        with nn = 0.15 and the rectangular kernel), or named estimators, e.g.
+        with nn = 0.15 and the rectangular kernel, set explicitly here since
+        ``LocalRegressionCalibrator()`` defaults to local-linear with the tricube kernel;
+        :data:`STUDY_SETTINGS`), or named estimators, e.g.
         ``{"local_deg2": LocalRegressionCalibrator(degree=2)}``; each is cloned before fitting.
     true_p : str or sequence of three array-likes, optional
         Known probabilities (simulations), which add the true MSE and the ``"true_p"`` rows: the

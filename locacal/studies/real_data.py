@@ -31,6 +31,7 @@ from locacal._validation import check_choice
 from locacal.studies._parallel import child_seeds
 
 if TYPE_CHECKING:
+    from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
 __all__ = ["RealDataStudy", "load_fair", "plot_real_data_curves", "real_data_study"]
@@ -97,6 +98,27 @@ class RealDataStudy:
         check_choice(split, SPLITS, "split")
         table = self.table[self.table["split"] == split]
         return table.set_index(["model", "method"])[list(columns)]
+
+    def to_frame(self) -> pd.DataFrame:
+        """The tidy metrics table (a copy of :attr:`table`)."""
+        return self.table.copy()
+
+    def plot(self, ax: Axes | None = None, *, metric: str = "lcs",
+             split: str = "test") -> Axes:
+        """``metric`` on ``split`` as grouped bars: one group per model, one bar per method
+        (uncalibrated and each recalibration). Returns the Axes;
+        :func:`plot_real_data_curves` draws the curves."""
+        from locacal.plotting import plot_metric_bars
+
+        return plot_metric_bars(self.summary(split, columns=(metric,)), metric, ax=ax)
+
+    def _repr_html_(self) -> str:
+        from locacal._display import figure_html, frame_html, result_html
+
+        figure = figure_html(lambda ax: self.plot(ax=ax), alt="LCS by model and method",
+                             figsize=(4.4, 3.4))
+        return result_html("RealDataStudy &mdash; test split", frame_html(self.summary(),
+                           max_rows=40), figure=figure)
 
 
 def _fit_models(train: pd.DataFrame, seed: np.random.SeedSequence) -> dict[str, Any]:
@@ -187,12 +209,13 @@ def real_data_study(
 def plot_real_data_curves(study: RealDataStudy, *, split: str = "test",
                           methods: Sequence[str] | None = None,
                           fig: Figure | None = None) -> Figure:
-    """One panel per model: local-regression calibration curves (degree 0, 15 % nearest
-    neighbours) of the uncalibrated scores, with their 95 % band, and of each recalibration,
-    on ``split``. Returns the Figure."""
+    """One panel per model: the slides' local-regression calibration curves (degree 0,
+    rectangular kernel, 15 % nearest neighbours) of the uncalibrated scores, with their 95 %
+    band, and of each recalibration, on ``split``. Returns the Figure."""
     import matplotlib.pyplot as plt
 
     from locacal.curves import calibration_curve
+    from locacal.curves.local import SLIDES_LOCAL
 
     check_choice(split, SPLITS, "split")
     names = list(study.recalibrations)
@@ -206,7 +229,8 @@ def plot_real_data_curves(study: RealDataStudy, *, split: str = "test",
             chosen = ["uncalibrated", *(m for m in methods if m != "uncalibrated")]
         for i, method in enumerate(chosen):
             check_choice(method, tuple(frame.columns), "methods")
-            curve = calibration_curve(frame[method], frame["label"], method="local")
+            curve = calibration_curve(frame[method], frame["label"], method="local",
+                                      **SLIDES_LOCAL)
             curve.plot(ax=ax, band=method == "uncalibrated", diagonal=i == 0, label=method)
         ax.set(title=name, xlabel="score", xlim=(0, 1), ylim=(0, 1))
     axes[0].set_ylabel("E[D | score]")

@@ -32,6 +32,7 @@ from locacal._validation import (
 from locacal.studies._parallel import child_seeds, parallel_map
 
 if TYPE_CHECKING:
+    from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
 __all__ = [
@@ -94,6 +95,37 @@ class SimulationResult:
         or any pandas aggregation name) over the samples."""
         cols = [c for c in self.metrics.columns if c not in (*_KEYS, "sample")]
         return self.metrics.groupby(["transform", "level"])[cols].agg(statistic)
+
+    def to_frame(self) -> pd.DataFrame:
+        """The tidy per-sample metrics (a copy of :attr:`metrics`)."""
+        return self.metrics.copy()
+
+    def plot(self, ax: Axes | None = None, *, metric: str = "lcs") -> Axes:
+        """Boxplots of ``metric`` over the samples, one box per scenario (α levels, then γ
+        levels). Returns the Axes; :func:`plot_simulation_metrics` draws several metrics."""
+        from locacal._display import new_axes
+
+        metrics = [c for c in self.metrics.columns if c not in (*_KEYS, "sample")]
+        check_choice(metric, tuple(metrics), "metric")
+        ax = new_axes(ax, (6.0, 3.5))
+        groups = self.metrics.groupby(["transform", "level"], sort=False)[metric]
+        ax.boxplot([g.dropna().to_numpy() for _, g in groups], widths=0.6,
+                   tick_labels=[rf"$\{t}$={_level_label(lv)}" for (t, lv), _ in groups],
+                   flierprops={"markersize": 2})
+        ax.tick_params(axis="x", labelrotation=45)
+        ax.set_ylabel(_LABELS.get(metric, metric))
+        return ax
+
+    def _repr_html_(self) -> str:
+        from locacal._display import figure_html, frame_html, result_html
+
+        shown = [c for c in (*CALIBRATION_METRICS, "auc") if c in self.metrics.columns]
+        title = (f"SimulationResult &mdash; median over {self.metrics['sample'].nunique()} "
+                 "samples per scenario")
+        figure = figure_html(lambda ax: self.plot(ax=ax), alt="LCS by scenario",
+                             figsize=(4.4, 3.2))
+        return result_html(title, frame_html(self.summary()[shown], max_rows=30),
+                           figure=figure)
 
     def __repr__(self) -> str:
         n = self.metrics["sample"].nunique()

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -34,6 +34,9 @@ from locacal.studies.tree_models import (
     rpart_tree,
     tree_data,
 )
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 __all__ = ["TreeCaseStudy", "tree_case_study"]
 
@@ -81,6 +84,27 @@ class TreeCaseStudy:
         check_choice(split, SPLITS, "split")
         table = self.table[self.table["split"] == split]
         return table.set_index(["model", "method"])[list(columns)]
+
+    def to_frame(self) -> pd.DataFrame:
+        """The tidy metrics table (a copy of :attr:`table`)."""
+        return self.table.copy()
+
+    def plot(self, ax: Axes | None = None, *, metric: str = "lcs",
+             split: str = "test") -> Axes:
+        """``metric`` on ``split`` as grouped bars: one group per model (the true
+        probabilities and each tree), one bar per method. Returns the Axes; each
+        ``recalibrations[name].plot()`` draws the slides' Figure 13."""
+        from locacal.plotting import plot_metric_bars
+
+        return plot_metric_bars(self.summary(split, columns=(metric,)), metric, ax=ax)
+
+    def _repr_html_(self) -> str:
+        from locacal._display import figure_html, frame_html, result_html
+
+        figure = figure_html(lambda ax: self.plot(ax=ax, metric="true_mse"),
+                             alt="true MSE by model and method", figsize=(4.4, 3.4))
+        return result_html("TreeCaseStudy &mdash; test split", frame_html(self.summary(),
+                           max_rows=40), figure=figure)
 
 
 def tree_case_study(

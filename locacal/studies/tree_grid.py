@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -37,6 +37,9 @@ from locacal.studies.tree_models import (
     _tree,
     tree_data,
 )
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 __all__ = ["DEFAULT_CPS", "GRID_METRICS", "GridStudy", "forest_grid_study", "tree_grid_study"]
 
@@ -89,6 +92,41 @@ class GridStudy:
         on = self.metrics[self.metrics["split"] == split].set_index("model")[metric]
         model = on.idxmax() if maximize else on.idxmin()
         return self.metrics[self.metrics["model"] == model].reset_index(drop=True)
+
+    def to_frame(self) -> pd.DataFrame:
+        """The tidy metrics table (a copy of :attr:`metrics`)."""
+        return self.metrics.copy()
+
+    def plot(self, ax: Axes | None = None, *, metric: str = "kl",
+             split: str = "test") -> Axes:
+        """``metric`` on ``split`` against the number of leaves (log scale), one point per
+        model, the model with the smallest KL on the calibration split circled. Returns the
+        Axes; :func:`~locacal.studies.tree_figures.plot_metrics_vs_leaves` draws several
+        metrics by hyperparameter."""
+        from locacal._display import new_axes
+        from locacal.plotting import palette
+
+        check_choice(metric, GRID_METRICS, "metric")
+        check_choice(split, SPLITS, "split")
+        ax = new_axes(ax, (5.0, 3.5))
+        sub = self.metrics[self.metrics["split"] == split]
+        ax.scatter(sub["n_leaves"], sub[metric], s=12, color=palette(0), label="models")
+        best = sub[sub["model"] == self.best("kl")["model"].iloc[0]]
+        ax.scatter(best["n_leaves"], best[metric], s=90, facecolors="none",
+                   edgecolors=palette(1), linewidths=2, label="smallest KL (calibration)")
+        ax.set(xscale="log", xlabel="number of leaves", ylabel=f"{metric} ({split})")
+        ax.legend(frameon=False, fontsize="small")
+        return ax
+
+    def _repr_html_(self) -> str:
+        from locacal._display import figure_html, frame_html, result_html
+
+        n = self.metrics["model"].nunique()
+        figure = figure_html(lambda ax: self.plot(ax=ax), alt="KL against leaves",
+                             figsize=(4.4, 3.2))
+        return result_html(f"GridStudy &mdash; {n} models; the KL-best on the calibration "
+                           "split:", frame_html(self.best("kl"), index=False),
+                           figure=figure)
 
 
 def _histogram_rows(model: str, split: str, scores: np.ndarray) -> pd.DataFrame:

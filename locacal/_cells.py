@@ -1,0 +1,254 @@
+"""Curves, calibrators and the report read off mergeable cell statistics.
+
+:class:`locacal._sufficient.ScoreStatistics` holds per-cell sums of a sample of any size;
+this module turns them into what the in-memory functions return, so that Dask input
+(:mod:`locacal._dask`) gets the same objects:
+
+* :func:`binning_calibrator`: a fitted :class:`~locacal.curves.binning.BinningCalibrator`
+  (uniform bins exactly; quantile bins with the bound of
+  :meth:`~locacal._sufficient.ScoreStatistics.quantile_bins`);
+* :class:`CellLocalCalibrator`: the binned local polynomial fit
+  (:meth:`~locacal._sufficient.ScoreStatistics.local_fit`, degree 0/1, rect/tricube) as a
+  calibrator of the family;
+* :func:`report_from_statistics`: the columns of :func:`locacal.calibration_report` that the
+  cells determine (:data:`CELL_COLUMNS`); the others are NaN (:data:`NOT_FROM_CELLS`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from locacal._sufficient import CELLS, EDGES, ScoreStatistics
+from locacal._validation import check_choice, check_int, warn
+from locacal.curves._base import BaseCalibrator
+from locacal.curves._bins import DEFAULT_BINS
+from locacal.curves.bands import proportion_band
+from locacal.curves.binning import BinningCalibrator
+from locacal.metrics.binned import calib_mse_from_bins, ece_from_bins
+
+__all__ = ["CELL_COLUMNS", "NOT_FROM_CELLS", "CellLocalCalibrator", "auc_with_bound",
+           "binning_calibrator", "report_from_statistics"]
+
+#: Report columns computed from the cells (bounds in :func:`report_from_statistics`).
+CELL_COLUMNS = ("n", "brier", "lcs", "ece", "qmse", "accuracy", "sensitivity",
+                "specificity", "auc")
+#: Report columns the cells do not determine, NaN for Dask input, and why.
+NOT_FROM_CELLS = {
+    "true_mse": "needs the true probabilities row by row",
+    "calib_mse": "adaptive bins of sqrt(n) rows cut inside cells",
+    "calib_err": "adaptive bins of sqrt(n) rows cut inside cells",
+    "refinement": "adaptive bins of sqrt(n) rows cut inside cells",
+    "ece_thresholded": "the accuracy per quantile bin needs the rows of the cut cells",
+    "wmse": "k nearest neighbours on the full grid [0, 1], not kept",
+    "log_loss": "log s is not a polynomial in s: no cell sum gives it",
+    "smece": "a kernel smoother with its own bandwidth search over the rows",
+    "mcb": "isotonic regression (CORP) pools rows inside cells",
+    "dsc": "isotonic regression (CORP) pools rows inside cells",
+    "unc": "reported with the CORP decomposition",
+    "spiegelhalter_z": "its variance sums w^2 s (1 - s)(1 - 2 s)^2, not kept",
+}
+
+
+def binning_calibrator(stats: ScoreStatistics, strategy: str = "quantile",
+                       bins: int | None = None) -> tuple[BinningCalibrator, float]:
+    """A :class:`BinningCalibrator` fitted from the cells, and the bound on its bins' ECE
+    (0 for uniform bins; :meth:`ScoreStatistics.quantile_bins` for quantile bins)."""
+    check_choice(strategy, ("quantile", "uniform"), "strategy")
+    n_bins = DEFAULT_BINS if bins is None else check_int(bins, "bins", minimum=1)
+    if strategy == "uniform":
+        bin_stats, bound = stats.uniform_bins(n_bins), 0.0
+    else:
+        bin_stats, bound = stats.quantile_bins(n_bins)
+    calibrator = BinningCalibrator(strategy=strategy, bins=bins)
+    calibrator.stats_ = bin_stats
+    calibrator.bin_size_ = None
+    _set_fitted(calibrator, stats)
+    return calibrator, bound
+
+
+def _set_fitted(calibrator: BaseCalibrator, stats: ScoreStatistics) -> None:
+    """The attributes :meth:`BaseCalibrator.fit` sets, from the cells (no row sample: the
+    resampled bands are unavailable)."""
+    calibrator.n_features_in_ = 1
+    calibrator.weight_sum_ = stats.total_weight
+    calibrator.score_range_ = (stats.min_score, stats.max_score)
+    calibrator.fit_sample_ = None
+
+
+class CellLocalCalibrator(BaseCalibrator):
+    """Binned local polynomial regression (degree 0 or 1; rect or tricube kernel) from cell
+    statistics: the local curve of data too large for memory.
+
+    The fit at a point is :meth:`locacal._sufficient.ScoreStatistics.local_fit`, within its
+    stated bound of :class:`~locacal.curves.local.LocalRegressionCalibrator`'s exact fit with
+    the same ``degree``, ``nn`` and ``kernel``, clipped to [0, 1] with ``clip``. It costs
+    O(cells in the window) per distinct point: meant for curves and moderate numbers of new
+    scores. The pointwise band (degree 0 only; NaN for degree 1) is the binomial interval at
+    the kernel's effective size (sum K w)^2 / sum K^2 w^2 (kernel weight per cell, sum w^2
+    per cell), as the in-memory band's 1 / sum l_i^2 for degree 0.
+
+    Attributes
+    ----------
+    stats_ : ScoreStatistics
+        The cells the map is read from.
+    """
+
+    method = "local"
+
+    def __init__(self, degree: int = 0, nn: float = 0.15, kernel: str = "rect",
+                 clip: bool = True) -> None:
+        self.degree = degree
+        self.nn = nn
+        self.kernel = kernel
+        self.clip = clip
+
+    @classmethod
+    def from_statistics(cls, stats: ScoreStatistics, **params: Any) -> CellLocalCalibrator:
+        calibrator = cls(**params)
+        calibrator._check_params()
+        calibrator.stats_ = stats
+        _set_fitted(calibrator, stats)
+        return calibrator
+
+    def _check_params(self) -> None:
+        if self.degree not in (0, 1) or self.kernel not in ("rect", "tricube"):
+            raise ValueError("from cell statistics (Dask input) the local fit has degree 0 or "
+                             f"1 and kernel 'rect' or 'tricube'; got degree={self.degree!r}, "
+                             f"kernel={self.kernel!r}")
+
+    def _fit(self, s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> None:
+        self._check_params()
+        self.stats_ = ScoreStatistics.from_arrays(s, y, w)
+
+    def _raw(self, s: np.ndarray) -> np.ndarray:
+        points, inverse = np.unique(s, return_inverse=True)
+        estimate, _ = self.stats_.local_fit(points, self.degree, self.nn, self.kernel)
+        return estimate[inverse]
+
+    def _predict(self, s: np.ndarray) -> np.ndarray:
+        raw = self._raw(s)
+        return np.clip(raw, 0.0, 1.0) if self.clip else raw
+
+    def _has_pointwise_band(self) -> bool:
+        return True
+
+    def _pointwise_band(self, grid: np.ndarray, estimate: np.ndarray, level: float,
+                        interval: str) -> tuple[np.ndarray, np.ndarray]:
+        if self.degree != 0:
+            nan = np.full(grid.shape, np.nan)
+            return nan, nan
+        sums, sums_sq = self._kernel_weight_sums(grid)
+        return proportion_band(np.clip(estimate, 0.0, 1.0), sums_sq / sums**2, level,
+                               interval)
+
+    def _kernel_weight_sums(self, grid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """sum K w and sum K^2 w^2 at each grid point, as the binned fit weighs the cells."""
+        st = self.stats_
+        k = float(max(int(st.n * self.nn + 1e-12), 1))
+        cum = np.concatenate([[0.0], np.cumsum(st.count)])
+        r_lo, r_hi, _core, outer = st._nn_bracket(grid, k, cum)
+        mean = np.where(st.weight > 0, st.ws / np.where(st.weight > 0, st.weight, 1.0),
+                        (np.arange(CELLS) + 0.5) / CELLS)
+        sums, sums_sq = np.empty(grid.shape), np.empty(grid.shape)
+        for i, t in enumerate(grid):
+            a, b = outer[0][i], outer[1][i]
+            if self.kernel == "rect":
+                kern = np.ones(b - a)
+            else:
+                h = 0.5 * (r_lo[i] + r_hi[i])
+                u = np.minimum(np.abs(mean[a:b] - t) / h, 1.0) if h > 0 else np.zeros(b - a)
+                kern = (1.0 - u**3) ** 3
+            sums[i] = kern @ st.weight[a:b]
+            sums_sq[i] = (kern**2) @ st.weight_sq[a:b]
+        return sums, sums_sq
+
+    def _counts(self, grid: np.ndarray) -> np.ndarray:
+        st = self.stats_
+        k = float(max(int(st.n * self.nn + 1e-12), 1))
+        cum = np.concatenate([[0.0], np.cumsum(st.count)])
+        _, _, _, outer = st._nn_bracket(grid, k, cum)
+        return np.minimum(cum[outer[1]] - cum[outer[0]], k)
+
+    def _curve_params(self) -> dict[str, Any]:
+        return {"degree": self.degree, "nn": self.nn, "kernel": self.kernel,
+                "evaluation": "binned"}
+
+
+def auc_with_bound(stats: ScoreStatistics) -> tuple[float, float]:
+    """The AUC (Mann-Whitney, ties one half) from the cells, and a bound.
+
+    Positives weigh P_c = sum w y and negatives N_c = sum w (1 - y) in cell c; pairs in
+    different cells are ordered by their cells, pairs within a cell are counted one half:
+
+    .. math:: \\widetilde{\\mathrm{AUC}} = \\frac{\\sum_c P_c (\\sum_{c' < c} N_{c'}
+        + N_c / 2)}{P N}, \\quad |\\widetilde{\\mathrm{AUC}} - \\mathrm{AUC}|
+        \\le \\frac{\\sum_c P_c N_c}{2 P N}
+
+    since a within-cell pair counts 0, 1/2 or 1 in the exact AUC. NaN for one class.
+    """
+    pos = stats.wy
+    neg = stats.weight - stats.wy
+    total_pos, total_neg = float(pos.sum()), float(neg.sum())
+    if total_pos <= 0.0 or total_neg <= 0.0:
+        return float("nan"), 0.0
+    below = np.concatenate([[0.0], np.cumsum(neg)[:-1]])
+    within = float(pos @ neg)
+    value = (float(pos @ below) + 0.5 * within) / (total_pos * total_neg)
+    return value, 0.5 * within / (total_pos * total_neg)
+
+
+def _confusion(stats: ScoreStatistics, threshold: float) -> tuple[float, float, float, float]:
+    """(TP, FN, TN, FP) weights for the prediction s >= threshold, exact when the threshold
+    is a cell edge (any multiple of 1/100800: 0.5, 0.3, 1/3, ...)."""
+    j = round(threshold * CELLS)
+    pos, weight = stats.wy, stats.weight
+    # rows of s == EDGES[j] are counted in cell j - 1 (right-closed cells) and are >= t
+    tp = float(pos[j:].sum() + (stats.edge_wy[j] if j > 0 else 0.0))
+    pred_pos = float(weight[j:].sum() + (stats.edge_weight[j] if j > 0 else 0.0))
+    total_pos = float(pos.sum())
+    fp = pred_pos - tp
+    fn = total_pos - tp
+    tn = stats.total_weight - total_pos - fp
+    return tp, fn, tn, fp
+
+
+def report_from_statistics(stats: ScoreStatistics, threshold: float = 0.5,
+                           columns: tuple[str, ...] = ()) -> tuple[pd.Series, pd.Series]:
+    """The report's values from the cells and, beside them, the bound on each one's distance
+    to the in-memory value (0 where exact).
+
+    * ``n`` (every row, weight zero too, as in memory), ``brier``: exact; ``accuracy``,
+      ``sensitivity``, ``specificity``: exact when the threshold is a cell edge (a multiple
+      of 1 / 100800, as 0.5 is), NaN with a warning otherwise;
+    * ``ece``, ``qmse``: 10 quantile bins cut at cell edges, the ECE within the bound of
+      :meth:`ScoreStatistics.quantile_bins` (QMSE: NaN bound, the rows of the cut cells move
+      it by a similar share);
+    * ``lcs``: :meth:`ScoreStatistics.lcs_with_bound` (its curve part; the density adds a
+      relative 1e-6);
+    * ``auc``: :func:`auc_with_bound`;
+    * the columns of :data:`NOT_FROM_CELLS`: NaN.
+    """
+    values: dict[str, float] = {"n": float(stats.n + stats.zero_weight_rows),
+                                "brier": stats.brier()}
+    bounds: dict[str, float] = {"n": 0.0, "brier": 0.0}
+    bin_stats, ece_bound = stats.quantile_bins(DEFAULT_BINS)
+    values["ece"], bounds["ece"] = ece_from_bins(bin_stats), ece_bound
+    values["qmse"], bounds["qmse"] = calib_mse_from_bins(bin_stats), float("nan")
+    values["lcs"], bounds["lcs"] = stats.lcs_with_bound()
+    values["auc"], bounds["auc"] = auc_with_bound(stats)
+    if abs(threshold * CELLS - round(threshold * CELLS)) < 1e-6 and (
+            EDGES[round(threshold * CELLS)] == threshold):
+        tp, fn, tn, fp = _confusion(stats, threshold)
+        values["accuracy"] = (tp + tn) / stats.total_weight
+        values["sensitivity"] = tp / (tp + fn) if tp + fn > 0 else float("nan")
+        values["specificity"] = tn / (tn + fp) if tn + fp > 0 else float("nan")
+        bounds.update(accuracy=0.0, sensitivity=0.0, specificity=0.0)
+    else:
+        warn(f"threshold={threshold!r} is not a multiple of 1/{CELLS}: accuracy, "
+             "sensitivity and specificity are NaN for Dask input")
+    names = columns or CELL_COLUMNS
+    return (pd.Series({c: values.get(c, np.nan) for c in names}, name="value"),
+            pd.Series({c: bounds.get(c, np.nan) for c in names}, name="bound"))

@@ -1,0 +1,204 @@
+"""Curves, calibrators and report columns read off cell statistics (locacal._cells and
+ScoreStatistics.local_fit) against the exact in-memory results, within the stated bounds."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import locacal
+from locacal._cells import (
+    CELL_COLUMNS,
+    NOT_FROM_CELLS,
+    CellLocalCalibrator,
+    auc_with_bound,
+    binning_calibrator,
+    report_from_statistics,
+)
+from locacal._sufficient import ScoreStatistics
+from locacal.curves._local_engine import estimate_sorted, local_params
+from locacal.curves._local_window import sort_sample
+from locacal.curves.curve import slides_grid
+from locacal.metrics.report import REPORT_COLUMNS
+from locacal.simulate import logistic_dgp
+
+
+@pytest.fixture(scope="module", params=["unit", "weighted"])
+def sample(request):
+    """n = 2e4 miscalibrated scores of the slides' process, with and without weights."""
+    df = logistic_dgp(20_000, alpha=0.8, gamma=1.3, seed=5)
+    s, y = df["score"].to_numpy(), df["label"].to_numpy().astype(float)
+    w = None
+    if request.param == "weighted":
+        w = np.random.default_rng(6).gamma(2.0, 1.0, s.size)
+        w[::40] = 0.0
+    return s, y, w, ScoreStatistics.from_arrays(s, y, w)
+
+
+def _exact_fit(s, y, w, grid, degree, nn, kernel):
+    keep = slice(None) if w is None else w > 0
+    sample = sort_sample(s[keep], y[keep], None if w is None else w[keep])
+    return estimate_sorted(sample, grid, local_params(degree, nn, None, kernel), "exact")
+
+
+@pytest.mark.parametrize("degree", [0, 1])
+@pytest.mark.parametrize("kernel", ["rect", "tricube"])
+@pytest.mark.parametrize("nn", [0.05, 0.3])
+def test_binned_local_fit_within_its_bound(sample, degree, kernel, nn):
+    s, y, w, stats = sample
+    grid = slides_grid(s if w is None else s[w > 0], 100)
+    exact = _exact_fit(s, y, w, grid, degree, nn, kernel)
+    binned, bound = stats.local_fit(grid, degree, nn, kernel)
+    err = np.abs(binned - exact)
+    # the degree-1 bound is first order in eps: allow 10 % beyond it (measured err / bound
+    # at most 0.34 at n = 1e5, 0.4 here)
+    assert np.all(err <= 1.1 * bound + 1e-13)
+    # not vacuous: the median bound is below 1e-2 (degree 1 is loose at the ends of the score
+    # range, where the local design is nearly singular: up to 8e-2 at n = 3e4, nn = 0.05);
+    # the tricube error itself is second order
+    assert np.median(bound) < 1e-2
+    if kernel == "tricube":
+        assert err.max() < 1e-4  # measured 1e-5 at nn = 0.05, n = 1e5
+
+
+@pytest.mark.parametrize(("degree", "kernel"), [(0, "tricube"), (1, "rect"), (1, "tricube")])
+def test_lcs_of_other_fits_within_bound(sample, degree, kernel):
+    s, y, w, stats = sample
+    value, bound = stats.lcs_with_bound(degree=degree, kernel=kernel)
+    exact = locacal.lcs(s, y, weights=w, degree=degree, kernel=kernel)
+    eta = 1e-6  # the density weights' relative error (test_sufficient.test_density_from_cells)
+    assert abs(value - exact) <= bound + 2.0 * eta / (1.0 - eta) * exact
+    assert bound < 1e-3
+
+
+def test_local_fit_refuses_other_settings(sample):
+    stats = sample[3]
+    with pytest.raises(ValueError, match="degree 0 or 1"):
+        stats.local_fit(np.array([0.5]), 2, 0.15, "rect")
+    with pytest.raises(ValueError, match="kernel"):
+        stats.local_fit(np.array([0.5]), 0, 0.15, "gauss")
+    with pytest.raises(ValueError, match="degree"):
+        CellLocalCalibrator(degree=2).fit(np.array([0.1, 0.5]), np.array([0, 1]))
+
+
+def test_auc_within_bound(sample):
+    s, y, w, stats = sample
+    value, bound = auc_with_bound(stats)
+    assert abs(value - locacal.auc(s, y, weights=w)) <= bound + 1e-12
+    assert bound < 1e-4  # ~ 1 / (2 x cells): a cell holds a few rows of each class
+
+
+def test_auc_by_hand():
+    """Two cells: positives at 0.8 and 0.2, negatives at 0.3 and 0.8 (a within-cell pair).
+    AUC = (pairs won + ties / 2) / 4; the cell pair (0.8, 0.8) counts one half either way."""
+    s = np.array([0.8, 0.2, 0.3, 0.8])
+    y = np.array([1.0, 1.0, 0.0, 0.0])
+    value, bound = auc_with_bound(ScoreStatistics.from_arrays(s, y))
+    assert value == pytest.approx((1.0 + 0.5) / 4.0, abs=1e-15)  # (0.8 > 0.3) + tie
+    assert value == pytest.approx(locacal.auc(s, y), abs=1e-15)
+    assert bound == pytest.approx(0.5 * 1.0 / 4.0)
+
+
+@pytest.mark.parametrize("threshold", [0.5, 0.3])
+def test_confusion_rates_are_exact_at_cell_edges(sample, threshold):
+    s, y, w, stats = sample
+    s = s.copy()
+    s[:50] = threshold  # rows exactly at the threshold are predicted positive
+    stats = ScoreStatistics.from_arrays(s, y, w)
+    values, bounds = report_from_statistics(stats, threshold)
+    for name in ("accuracy", "sensitivity", "specificity"):
+        exact = getattr(locacal.metrics, name)(s, y, weights=w, threshold=threshold)
+        assert values[name] == pytest.approx(exact, rel=1e-12, abs=1e-15)
+        assert bounds[name] == 0.0
+
+
+def test_report_from_cells_within_bounds(sample):
+    s, y, w, stats = sample
+    values, bounds = report_from_statistics(stats, 0.5, REPORT_COLUMNS)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", locacal.CalibrationWarning)
+        exact = locacal.calibration_report(s, y, weights=w)
+    for name in ("n", "brier", "ece", "lcs", "auc", "accuracy"):
+        eta = 1e-6 * exact[name] if name == "lcs" else 1e-12
+        assert abs(values[name] - exact[name]) <= bounds[name] + eta, name
+    # QMSE has no stated bound: its bins move the rows of one cell per break (measured 1e-6)
+    assert values["qmse"] == pytest.approx(exact["qmse"], rel=1e-3)
+    assert set(CELL_COLUMNS) | set(NOT_FROM_CELLS) == set(REPORT_COLUMNS)
+    assert values[list(NOT_FROM_CELLS)].isna().all()
+    assert values[list(CELL_COLUMNS)].notna().all()
+
+
+def test_report_threshold_off_the_cells_is_nan():
+    s = np.linspace(0.01, 0.99, 200)
+    y = (np.arange(200) % 2).astype(float)
+    with pytest.warns(locacal.CalibrationWarning, match="threshold"):
+        values, _ = report_from_statistics(ScoreStatistics.from_arrays(s, y), 0.123456789)
+    assert np.isnan(values["accuracy"])
+
+
+def test_uniform_binning_calibrator_equals_memory(sample):
+    s, y, w, stats = sample
+    cells, bound = binning_calibrator(stats, "uniform", 10)
+    memory = locacal.BinningCalibrator(strategy="uniform", bins=10).fit(s, y, sample_weight=w)
+    assert bound == 0.0
+    new = np.random.default_rng(1).uniform(size=1000)
+    np.testing.assert_allclose(cells.predict(new), memory.predict(new), rtol=1e-12)
+    a, b = cells.curve(), memory.curve()
+    for name in ("grid", "estimate", "lower", "upper", "counts"):
+        np.testing.assert_allclose(getattr(a, name), getattr(b, name), rtol=1e-12)
+
+
+def test_quantile_binning_calibrator_within_bound(sample):
+    s, y, w, stats = sample
+    cells, bound = binning_calibrator(stats, "quantile", 10)
+    exact = locacal.ece(s, y, weights=w)
+    from locacal.metrics.binned import ece_from_bins
+
+    assert abs(ece_from_bins(cells.stats_) - exact) <= bound + 1e-12
+    with pytest.raises(ValueError, match="band"):
+        cells.curve(band="bootstrap")
+
+
+def test_cell_local_calibrator(sample):
+    s, y, w, stats = sample
+    cal = CellLocalCalibrator().fit(s, y, sample_weight=w)
+    grid = slides_grid(s if w is None else s[w > 0], 100)
+    estimate, bound = stats.local_fit(grid)
+    np.testing.assert_allclose(cal.predict(grid), np.clip(estimate, 0, 1), rtol=1e-12)
+    curve = cal.curve()
+    memory = locacal.calibration_curve(s, y, weights=w)
+    assert np.all(np.abs(curve.estimate - memory.estimate) <= bound + 1e-13)
+    # the band at the window's effective size: the window's cells stand for its rows, so the
+    # limits agree to about the estimate's own bound (measured 2e-4)
+    np.testing.assert_allclose(curve.lower, memory.lower, atol=2e-3)
+    np.testing.assert_allclose(curve.upper, memory.upper, atol=2e-3)
+    assert np.all(np.abs(curve.counts - memory.counts) <= 0.01 * memory.counts)
+
+
+def test_brier_decomposition_on_uniform_bins_is_exact(sample):
+    """Against the decomposition computed row by row on the same uniform bins."""
+    from locacal.curves._bins import assign_bins
+
+    s, y, w, stats = sample
+    keep = np.ones(s.size, bool) if w is None else w > 0
+    sk, yk = s[keep], y[keep]
+    wk = np.ones(sk.size) if w is None else w[keep]
+    idx, _ = assign_bins(sk, yk, None, "uniform", 10, 1)
+    total = wk.sum()
+    size = np.bincount(idx, wk, minlength=10)
+    filled = np.maximum(size, 1e-300)  # empty bins weigh 0 below
+    p = np.bincount(idx, wk * yk, minlength=10) / filled
+    q = np.bincount(idx, wk * sk, minlength=10) / filled
+    brier = np.dot(wk, (yk - sk) ** 2) / total
+    calibration = np.dot(size, (q - p) ** 2) / total
+    refinement = np.dot(size, p * (1 - p)) / total
+    within = np.dot(wk, (sk - q[idx]) ** 2 - 2 * (yk - p[idx]) * (sk - q[idx])) / total
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", locacal.CalibrationWarning)
+        got = stats.brier_decomposition(10)
+    assert got.brier == pytest.approx(brier, rel=1e-12)
+    assert got.calibration == pytest.approx(calibration, rel=1e-10)
+    assert got.refinement == pytest.approx(refinement, rel=1e-12)
+    assert got.within_bin == pytest.approx(within, abs=1e-12)
