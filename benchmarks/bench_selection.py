@@ -2,7 +2,7 @@
 
 Run ``python benchmarks/bench_selection.py`` (``--reps 50,10`` replicates at n = 2000 and
 20000, ``--timing-sizes 1e4,1e5,1e6``, ``--r-max 1e4``, ``--no-r``, ``--no-ise``,
-``--no-timing``).
+``--no-timing``, ``--holdout`` for shapes and seeds the selection rule was not tuned on).
 
 **ISE simulation.** Scores and labels from ``locacal.simulate.logistic_dgp(n, gamma=g)``:
 the score is ``expit(gamma eta)`` and the label ~ Bernoulli(``expit(eta)``), so the true
@@ -66,6 +66,10 @@ from locacal.simulate import logistic_dgp
 
 GAMMAS = {"calibrated (gamma=1)": 1.0, "over-confident (gamma=2)": 2.0,
           "under-confident (gamma=0.5)": 0.5}
+#: ``--holdout``: shapes and seeds the half-standard-error rule was not tuned on.
+HOLDOUT_GAMMAS = {"over-confident (gamma=3)": 3.0, "over-confident (gamma=1.5)": 1.5,
+                  "under-confident (gamma=0.33)": 1 / 3}
+HOLDOUT_SEED = 1000
 SPANS = np.geomspace(0.02, 1.0, 10)
 
 
@@ -92,13 +96,13 @@ def ise_replicate(n: int, gamma: float, seed: int) -> tuple[np.ndarray, list[flo
                  for _, c, rule in SELECTORS]
 
 
-def ise_table(n: int, reps: int) -> None:
+def ise_table(n: int, reps: int, gammas: dict[str, float], first_seed: int) -> None:
     grid = default_nn_grid(n, 1)
     print(f"\nn = {n}, {reps} replicates, grid nn = {grid[0]:.4g} ... 1 ({grid.size} spans); "
           "median ISE of the chosen span / median ISE of the best fixed span")
     print(f"{'scores':28s} {'best nn':>7s} " + " ".join(f"{lab:>8s}" for lab, _, _ in SELECTORS))
-    for label, gamma in GAMMAS.items():
-        runs = [ise_replicate(n, gamma, seed) for seed in range(reps)]
+    for label, gamma in gammas.items():
+        runs = [ise_replicate(n, gamma, seed) for seed in range(first_seed, first_seed + reps)]
         fixed = np.median(np.array([r[0] for r in runs]), axis=0)
         best = int(np.argmin(fixed))
         ratios = np.median(np.array([r[1] for r in runs]), axis=0) / fixed[best]
@@ -148,10 +152,13 @@ def main() -> None:
     parser.add_argument("--no-r", action="store_true")
     parser.add_argument("--no-ise", action="store_true")
     parser.add_argument("--no-timing", action="store_true")
+    parser.add_argument("--holdout", action="store_true",
+                        help="other shapes (gamma 3, 1.5, 1/3) and seeds from 1000")
     args = parser.parse_args()
+    gammas, first_seed = (HOLDOUT_GAMMAS, HOLDOUT_SEED) if args.holdout else (GAMMAS, 0)
     if not args.no_ise:
         for n, reps in zip((2000, 20000), map(int, args.reps.split(",")), strict=False):
-            ise_table(n, reps)
+            ise_table(n, reps, gammas, first_seed)
     if not args.no_timing:
         sizes = [int(float(x)) for x in args.timing_sizes.split(",")]
         timing(sizes, not args.no_r and shutil.which("Rscript") is not None,
