@@ -1,7 +1,8 @@
 """Span selection: does it work (ISE simulation), and what does the table cost (timing).
 
 Run ``python benchmarks/bench_selection.py`` (``--reps 50,10`` replicates at n = 2000 and
-20000, ``--timing-sizes 1e5,1e6``, ``--no-r``, ``--no-ise``, ``--no-timing``).
+20000, ``--timing-sizes 1e4,1e5,1e6``, ``--r-max 1e4``, ``--no-r``, ``--no-ise``,
+``--no-timing``, ``--holdout`` for shapes and seeds the selection rule was not tuned on).
 
 **ISE simulation.** Scores and labels from ``locacal.simulate.logistic_dgp(n, gamma=g)``:
 the score is ``expit(gamma eta)`` and the label ~ Bernoulli(``expit(eta)``), so the true
@@ -9,13 +10,39 @@ calibration map is ``g(p) = expit(logit(p) / gamma)`` exactly (gamma = 1 calibra
 over-confident, 0.5 under-confident). For each replicate the degree-1 tricube local fit is
 computed at every span of the default grid (:func:`locacal.curves.selection.default_nn_grid`,
 reaching nn = 1), with ISE = mean over the sample of ``(clip(g_hat(s_i)) - g(s_i))^2`` (the
-squared error integrated over the score distribution). The table prints, per criterion, the
+squared error integrated over the score distribution). The table prints, per selector, the
 median ISE of the selected fit divided by the median ISE of the best fixed span in hindsight
-(the grid span with the smallest median ISE).
+(the grid span with the smallest median ISE). ``gcv``, ``cv``, ``aic``: the default rule of
+:meth:`~locacal.curves.selection.SmoothingTable.best` (smoothest span within half a
+standard error of the minimum); ``... min``: the plain minimiser.
 
 **Timing.** Seconds for :func:`smoothing_table` over 10 spans, next to R's
-``gcvplot(d ~ s, deg = 1, kern = "tcub", alpha = spans, ev = dat())`` at the sizes R can do
-in the same run.
+``gcvplot(d ~ s, deg = 1, kern = "tcub", alpha = spans, ev = dat())`` in the same run, at
+the sizes R can do: locfit fits every observation with its whole window, O(n^2 nn) per span
+(10 spans at n = 1e4 take it minutes), so it is not run beyond ``--r-max``.
+
+Measured (``--reps 50,20``, 2 shared cores under heavy load from other jobs, 2026-11-23)::
+
+    n = 2000, 50 replicates, grid nn = 0.01 ... 1 (20 spans)
+    scores                       best nn   gcv    cv   aic  gcv min cv min aic min lcv min aicc min
+    calibrated (gamma=1)           1.000  1.31  1.38  1.00     1.88   2.29    1.00    2.29     1.88
+    over-confident (gamma=2)       1.000  1.24  1.25  1.00     1.50   1.50    1.00    1.50     1.50
+    under-confident (gamma=0.5)    1.000  1.20  1.20  1.00     1.67   1.87    1.00    2.18     1.67
+
+    n = 20000, 20 replicates, grid nn = 0.001 ... 1 (20 spans)
+    calibrated (gamma=1)           1.000  1.09  1.09  1.00     1.30   1.30    1.00    1.30     1.30
+    over-confident (gamma=2)       0.483  1.25  1.25  2.10     1.14   1.24    2.10    1.24     1.14
+    under-confident (gamma=0.5)    1.000  0.99  0.99  1.00     0.99   0.99    1.00    0.99     0.99
+
+    smoothing_table, 10 spans (0.02 ... 1), degree 1 tricube: seconds (wall clock)
+             n    locacal  R gcvplot
+         10000       2.29     199.40
+        100000       8.94    not run
+       1000000      52.34    not run
+
+(locfit's ``aic`` looks perfect at n = 2000 only because its penalty, not scaled by the
+variance, always picks nn = 1 where the best span is 1; it over-smooths the curved
+over-confident map at n = 20000.)
 """
 
 from __future__ import annotations
@@ -32,42 +59,55 @@ from scipy.special import expit, logit
 
 from locacal.curves._local_exact import ExactLocalMap
 from locacal.curves._local_fit import LocalParams
-from locacal.curves._local_influence import fit_at_data
+from locacal.curves._local_influence import block_cache, fit_at_data
 from locacal.curves._local_window import sort_sample
-from locacal.curves.selection import CRITERIA, default_nn_grid, smoothing_table
+from locacal.curves.selection import default_nn_grid, smoothing_table
 from locacal.simulate import logistic_dgp
 
 GAMMAS = {"calibrated (gamma=1)": 1.0, "over-confident (gamma=2)": 2.0,
           "under-confident (gamma=0.5)": 0.5}
+#: ``--holdout``: shapes and seeds the half-standard-error rule was not tuned on.
+HOLDOUT_GAMMAS = {"over-confident (gamma=3)": 3.0, "over-confident (gamma=1.5)": 1.5,
+                  "under-confident (gamma=0.33)": 1 / 3}
+HOLDOUT_SEED = 1000
 SPANS = np.geomspace(0.02, 1.0, 10)
 
 
-def ise_replicate(n: int, gamma: float, seed: int) -> tuple[np.ndarray, dict[str, float]]:
-    """ISE at every grid span, and the span chosen by each criterion."""
+#: Selectors compared: (label, criterion, rule of SmoothingTable.best).
+SELECTORS = [("gcv", "gcv", "se"), ("cv", "cv", "se"), ("aic", "aic", "se"),
+             ("gcv min", "gcv", "min"), ("cv min", "cv", "min"), ("aic min", "aic", "min"),
+             ("lcv min", "lcv", "min"), ("aicc min", "aicc", "min")]
+
+
+def ise_replicate(n: int, gamma: float, seed: int) -> tuple[np.ndarray, list[float]]:
+    """ISE at every grid span, and the ISE of the span each selector chooses."""
     df = logistic_dgp(n, gamma=gamma, seed=seed)
     s, y = df["score"].to_numpy(), df["label"].to_numpy().astype(float)
     sample = sort_sample(s, y, None)
     truth = expit(logit(sample.scores) / gamma)
     grid = default_nn_grid(n, 1)
-    shared = ExactLocalMap(sample, LocalParams(1, 1.0, None, "tricube"), clip=False)
+    base = LocalParams(1, 1.0, None, "tricube")
+    shared, blocks = ExactLocalMap(sample, base, clip=False), block_cache(sample, base)
     ise = np.array([np.mean((np.clip(fit_at_data(sample, LocalParams(1, nn, None, "tricube"),
-                                                 shared).value, 0, 1) - truth) ** 2)
+                                                 shared, blocks).value, 0, 1) - truth) ** 2)
                     for nn in grid])
     table = smoothing_table(s, y, degree=1, nn=grid)
-    chosen = {c: table.best(c) for c in CRITERIA}
-    return ise, {c: float(ise[np.flatnonzero(grid == v)[0]]) for c, v in chosen.items()}
+    return ise, [float(ise[np.flatnonzero(grid == table.best(c, rule))[0]])
+                 for _, c, rule in SELECTORS]
 
 
-def ise_table(n: int, reps: int) -> None:
+def ise_table(n: int, reps: int, gammas: dict[str, float], first_seed: int) -> None:
     grid = default_nn_grid(n, 1)
-    print(f"\nn = {n}, {reps} replicates, grid nn = {grid[0]:.4g} ... 1 ({grid.size} spans)")
-    print(f"{'scores':30s} {'best nn':>8s} " + " ".join(f"{c:>6s}" for c in CRITERIA))
-    for label, gamma in GAMMAS.items():
-        runs = [ise_replicate(n, gamma, seed) for seed in range(reps)]
+    print(f"\nn = {n}, {reps} replicates, grid nn = {grid[0]:.4g} ... 1 ({grid.size} spans); "
+          "median ISE of the chosen span / median ISE of the best fixed span")
+    print(f"{'scores':28s} {'best nn':>7s} " + " ".join(f"{lab:>8s}" for lab, _, _ in SELECTORS))
+    for label, gamma in gammas.items():
+        runs = [ise_replicate(n, gamma, seed) for seed in range(first_seed, first_seed + reps)]
         fixed = np.median(np.array([r[0] for r in runs]), axis=0)
         best = int(np.argmin(fixed))
-        ratios = [np.median([r[1][c] for r in runs]) / fixed[best] for c in CRITERIA]
-        print(f"{label:30s} {grid[best]:8.4f} " + " ".join(f"{x:6.2f}" for x in ratios))
+        ratios = np.median(np.array([r[1] for r in runs]), axis=0) / fixed[best]
+        print(f"{label:28s} {grid[best]:7.3f} " + " ".join(f"{x:8.2f}" for x in ratios),
+              flush=True)
 
 
 R_TIMING = """
@@ -90,7 +130,8 @@ def r_seconds(s: np.ndarray, d: np.ndarray) -> float:
 
 
 def timing(sizes: list[int], use_r: bool, r_max: int) -> None:
-    print(f"\nsmoothing_table, 10 spans ({SPANS[0]:.2g} ... 1), degree 1 tricube: seconds")
+    print(f"\nsmoothing_table, 10 spans ({SPANS[0]:.2g} ... 1), degree 1 tricube, at the "
+          "data: seconds (wall clock)")
     print(f"{'n':>10s} {'locacal':>10s} {'R gcvplot':>10s}")
     rng = np.random.default_rng(0)
     for n in sizes:
@@ -99,22 +140,25 @@ def timing(sizes: list[int], use_r: bool, r_max: int) -> None:
         start = time.perf_counter()
         smoothing_table(s, d, nn=SPANS)
         ours = time.perf_counter() - start
-        theirs = r_seconds(s, d) if use_r and n <= r_max else float("nan")
-        print(f"{n:10d} {ours:10.2f} {theirs:10.2f}")
+        theirs = f"{r_seconds(s, d):10.2f}" if use_r and n <= r_max else f"{'not run':>10s}"
+        print(f"{n:10d} {ours:10.2f} {theirs}", flush=True)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--reps", default="50,10")
     parser.add_argument("--timing-sizes", default="1e4,1e5,1e6")
-    parser.add_argument("--r-max", type=float, default=1e5)
+    parser.add_argument("--r-max", type=float, default=1e4)
     parser.add_argument("--no-r", action="store_true")
     parser.add_argument("--no-ise", action="store_true")
     parser.add_argument("--no-timing", action="store_true")
+    parser.add_argument("--holdout", action="store_true",
+                        help="other shapes (gamma 3, 1.5, 1/3) and seeds from 1000")
     args = parser.parse_args()
+    gammas, first_seed = (HOLDOUT_GAMMAS, HOLDOUT_SEED) if args.holdout else (GAMMAS, 0)
     if not args.no_ise:
         for n, reps in zip((2000, 20000), map(int, args.reps.split(",")), strict=False):
-            ise_table(n, reps)
+            ise_table(n, reps, gammas, first_seed)
     if not args.no_timing:
         sizes = [int(float(x)) for x in args.timing_sizes.split(",")]
         timing(sizes, not args.no_r and shutil.which("Rscript") is not None,

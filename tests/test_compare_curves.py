@@ -4,6 +4,7 @@ import warnings
 
 import numpy as np
 import pytest
+from sklearn.base import clone
 
 import locacal
 from locacal.curves import PlattCalibrator, compare_curves
@@ -105,3 +106,25 @@ def test_input_errors(sample):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         compare_curves(s, d, {"x": "platt"})
+
+
+@pytest.mark.parametrize("spec", [{"method": "local"},
+                                  {"method": "local", "degree": 2, "nn": 0.3},
+                                  {"method": "lowess", "frac": 0.3}])
+def test_df_is_the_trace_of_the_hat_matrix(sample, spec):
+    """df = sum_i L_ii, with L built column by column: the fit at the data of the labels e_j
+    (the curve is linear in the labels), independently of the influence computation."""
+    s, d, _ = sample
+    s, d = s[:150], d[:150]
+    cmp = compare_curves(s, d, {"x": spec})
+    estimator = cmp.curves["x"].estimator
+    hat_diagonal = [clone(estimator).fit(s, np.eye(s.size)[j]).predict(s[j:j + 1])[0]
+                    for j in range(s.size)]
+    assert cmp.table.df[0] == pytest.approx(np.sum(hat_diagonal), rel=1e-9)
+
+
+def test_df_of_a_large_local_fit_is_computed():
+    big = logistic_dgp(200_000, gamma=1.5, seed=4)
+    cmp = compare_curves(big.score, big.label, {"local": "local"}, seed=0)
+    # a degree-1 fit with nn = 0.15 has roughly 2 / 0.15 degrees of freedom (Loader 1999, 2.3)
+    assert 5.0 < cmp.table.df[0] < 30.0

@@ -158,10 +158,17 @@ class ExactLocalMap:
         Returns ``Z`` (m, p, p), ``f = X' W (y - c0)`` (m, p), ``c0``, ``sum_i w_i`` and
         whether some window score has positive weight.
         """
-        sample, params = self._sample, self._params
-        s, n, p = sample.scores, sample.n, params.degree + 1
-        z = np.searchsorted(s, t, side="right")
-        uniform = _all_weights_zero(s, t, h, lo, z, hi, params.kernel)
+        z = np.searchsorted(self._sample.scores, t, side="right")
+        left, right = self.side_sums(t, h, lo, z, hi)
+        return self.equations_from_sides(t, h, lo, z, hi, left, right)
+
+    def side_sums(self, t: np.ndarray, h: np.ndarray, lo: np.ndarray, z: np.ndarray,
+                  hi: np.ndarray) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        """One-sided power sums by the segment trees: for each column ``v`` of the trees
+        (weights, weights x labels), ``sum_{lo <= i < z} v_i ((t - s_i) / h)^q`` and
+        ``sum_{z <= i < hi} v_i ((s_i - t) / h)^q`` for ``q = 0..order`` (arrays (order + 1,
+        m)); ``z`` is the first row with a score above ``t``."""
+        s, n = self._sample.scores, self._sample.n
         start = np.flatnonzero(np.diff(np.stack([lo, z, hi]), axis=1).any(axis=0)) + 1
         group = np.zeros(t.shape[0], dtype=np.intp)
         group[start] = 1
@@ -176,14 +183,23 @@ class ExactLocalMap:
         anchor_r = s[np.minimum(g_z, n - 1)][group]
         e_l, rho_l = (t - anchor_l) / h, scale_l[group] / h
         e_r, rho_r = (anchor_r - t) / h, scale_r[group] / h
+        pl = [shift_moments(side_l[col][:, group], e_l, rho_l, order)
+              for col, order in enumerate(left.orders)]
+        pr = [shift_moments(side_r[col][:, group], e_r, rho_r, order)
+              for col, order in enumerate(left.orders)]
+        return pl, pr
+
+    def equations_from_sides(self, t: np.ndarray, h: np.ndarray, lo: np.ndarray,
+                             z: np.ndarray, hi: np.ndarray, left: list[np.ndarray],
+                             right: list[np.ndarray]) -> tuple[np.ndarray, ...]:
+        """:meth:`normal_equations` from the one-sided power sums of :meth:`side_sums`."""
+        sample, params = self._sample, self._params
+        s, p = sample.scores, params.degree + 1
+        uniform = _all_weights_zero(s, t, h, lo, z, hi, params.kernel)
         kernel = KERNEL_POLYNOMIALS[params.kernel]
-        sums = []
-        for col, order in enumerate(left.orders):
-            pl = shift_moments(side_l[col][:, group], e_l, rho_l, order)
-            pr = shift_moments(side_r[col][:, group], e_r, rho_r, order)
-            count = order - max(kernel) + 1
-            sums.append(_kernel_sums(pl, pr, h, kernel, count, uniform))
-        mom, ymom = sums
+        top = max(kernel)
+        mom, ymom = (_kernel_sums(pl, pr, h, kernel, pl.shape[0] - top, uniform)
+                     for pl, pr in zip(left, right, strict=True))
         total = mom[0]
         c0 = ymom[0] / np.where(total > 0, total, 1.0)
         scale = np.array([1.0, 1.0, 0.5])[:p]

@@ -11,9 +11,13 @@ the influence is ``L_ii = p_i (a_0 + kappa)``, ``p_i`` the prior weight of row i
 full-rank window ``kappa = 0`` and ``L_ii = p_i (Z^-1)_00``; for the local mean (degree 0,
 rectangular kernel, or a zero bandwidth) ``L_ii = p_i / sum_{window} p_j``.
 
-The normal equations come from :class:`~locacal.curves._local_exact.ExactLocalMap`'s
-segment-tree moments, O(log n) per distinct score, so the whole diagonal costs O(n log n)
-for each bandwidth; one map (trees built once) serves every bandwidth of a grid.
+The one-sided power sums behind the normal equations come from the in-block prefix sums of
+:mod:`locacal.curves._local_blocks` (about one binomial shift per side of each distinct
+score, since every window holds at least one block's worth of rows), and from
+:class:`~locacal.curves._local_exact.ExactLocalMap`'s segment trees for the few points the
+blocks cannot answer accurately; the equations and locfit's solution are the map's. The
+whole diagonal costs O(n log n) per bandwidth (the sort and the window searches), and one
+map and one :class:`~locacal.curves._local_blocks.BlockCache` serve a whole grid.
 """
 
 from __future__ import annotations
@@ -22,9 +26,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from locacal.curves._local_exact import ExactLocalMap, window_totals
+from locacal.curves._local_blocks import BlockCache, block_level
+from locacal.curves._local_exact import KERNEL_POLYNOMIALS, ExactLocalMap, window_totals
 from locacal.curves._local_fit import LocalParams
-from locacal.curves._local_solve import newton_step
+from locacal.curves._local_solve import newton_step_and_unit
 from locacal.curves._local_window import (
     SortedSample,
     effective_count,
@@ -32,7 +37,10 @@ from locacal.curves._local_window import (
     window_bounds,
 )
 
-__all__ = ["DataFit", "fit_at_data"]
+__all__ = ["DataFit", "block_cache", "fit_at_data"]
+
+#: Distinct scores fitted per batch (keeps the temporaries in cache: ~25 kB per point).
+BATCH = 1 << 13
 
 
 @dataclass(frozen=True)
@@ -48,11 +56,14 @@ class DataFit:
 
 
 def fit_at_data(sample: SortedSample, params: LocalParams,
-                exact_map: ExactLocalMap | None = None) -> DataFit:
+                exact_map: ExactLocalMap | None = None,
+                blocks: BlockCache | None = None) -> DataFit:
     """Fitted values and influence at every observed score (compact kernels only).
 
     ``exact_map``: an :class:`ExactLocalMap` of the same sample, degree and kernel (any
-    bandwidth), to reuse its moment trees across bandwidths.
+    bandwidth), to reuse its moment trees across bandwidths; ``blocks``: likewise a
+    :class:`~locacal.curves._local_blocks.BlockCache` (:func:`block_cache`). The sums come
+    from the blocks, and from the map's trees for the few points the blocks cannot answer.
     """
     if params.kernel == "gauss":
         raise ValueError("kernel='gauss' is not supported here (not a compact kernel)")
@@ -75,18 +86,49 @@ def fit_at_data(sample: SortedSample, params: LocalParams,
     value[mean], unit[mean] = _window_mean(sample, lo[mean], hi[mean])
     rest = np.flatnonzero(~mean)
     if rest.size:
-        z, rhs, c0, total, has_weight = exact_map.normal_equations(u[rest], bw[rest],
-                                                                   lo[rest], hi[rest])
-        coef = newton_step(z, rhs, c0)
-        e0 = np.zeros_like(rhs)
-        e0[:, 0] = 1.0
-        a = newton_step(z, e0, np.zeros_like(c0))
-        safe = np.where(total > 0, total, 1.0)
-        kappa = (1.0 - np.einsum("mi,mi->m", a, z[:, :, 0])) / safe
-        value[rest] = np.where(has_weight, coef[:, 0], np.nan)
-        unit[rest] = np.where(has_weight, a[:, 0] + kappa, np.nan)
+        if blocks is None:
+            blocks = block_cache(sample, params)
+        rows = hi[rest] - lo[rest]
+        # a span guarantees k rows in every window: blocks of at most k rows never fall
+        # back to the trees; fixed bandwidths take the 5 % quantile (the rare points with
+        # smaller windows may fall back)
+        level = block_level(rows if params.nn is not None else
+                            np.array([np.quantile(rows, 0.05)]).astype(np.int64))
+        for start in range(0, rest.size, BATCH):
+            idx = rest[start:start + BATCH]
+            value[idx], unit[idx] = _fit_batch(sample, exact_map, blocks, level, u[idx],
+                                               bw[idx], lo[idx], hi[idx])
     influence = unit[row] if sample.weights is None else unit[row] * sample.weights
     return DataFit(value[row], influence)
+
+
+def _fit_batch(sample: SortedSample, exact_map: ExactLocalMap, blocks: BlockCache,
+               level: int, t: np.ndarray, h: np.ndarray, lo: np.ndarray,
+               hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Value and ``a_0 + kappa`` (the influence per unit prior weight) at sorted points."""
+    z = np.searchsorted(sample.scores, t, side="right")
+    left, right, bad = blocks.sides(t, h, lo, z, hi, level)
+    redo = np.flatnonzero(bad)
+    if redo.size:
+        tree_l, tree_r = exact_map.side_sums(t[redo], h[redo], lo[redo], z[redo], hi[redo])
+        for mine, tree in zip(left + right, tree_l + tree_r, strict=True):
+            mine[:, redo] = tree
+    z_mat, rhs, c0, total, has_weight = exact_map.equations_from_sides(t, h, lo, z, hi,
+                                                                       left, right)
+    coef, a = newton_step_and_unit(z_mat, rhs, c0)
+    safe = np.where(total > 0, total, 1.0)
+    kappa = (1.0 - np.einsum("mi,mi->m", a, z_mat[:, :, 0])) / safe
+    return (np.where(has_weight, coef[:, 0], np.nan),
+            np.where(has_weight, a[:, 0] + kappa, np.nan))
+
+
+def block_cache(sample: SortedSample, params: LocalParams) -> BlockCache:
+    """The :class:`~locacal.curves._local_blocks.BlockCache` of a sample for the degree and
+    kernel of ``params`` (the powers the local normal equations need)."""
+    p = params.degree + 1
+    top = max(KERNEL_POLYNOMIALS[params.kernel])
+    return BlockCache(sample.scores, sample.labels, sample.weights,
+                      [2 * p - 2 + top, p - 1 + top])
 
 
 def _window_mean(sample: SortedSample, lo: np.ndarray,

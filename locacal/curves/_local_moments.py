@@ -88,33 +88,7 @@ class LeftMomentTree:
             m = np.zeros((order + 1, scores.shape[0]))
             m[0] = col
             moments.append(m)
-        self.levels = [(anchor, width, moments)]
-        while anchor.shape[0] > 1:
-            anchor, first, width, moments = self._parents(anchor, first, width, moments)
-            self.levels.append((anchor, width, moments))
-
-    def _parents(self, anchor, first, width, moments):
-        """Merge nodes pairwise: the left child's moments move to the right child's anchor."""
-        pairs = anchor.shape[0] // 2
-        odd = anchor.shape[0] % 2 == 1
-        left, right = slice(0, 2 * pairs, 2), slice(1, 2 * pairs, 2)
-        a_r, a_l = anchor[right], anchor[left]
-        span = a_r - first[left]
-        norm = np.where(span > 0, span, 1.0)
-        e = (a_r - a_l) / norm
-        rho_l = width[left] / norm
-        rho_r = width[right] / norm
-        new_moments = []
-        for m, order in zip(moments, self.orders, strict=True):
-            merged = shift_moments(m[:, left], e, rho_l, order)
-            merged += shift_moments(m[:, right], np.zeros_like(e), rho_r, order)
-            if odd:
-                merged = np.concatenate([merged, m[:, -1:]], axis=1)
-            new_moments.append(merged)
-        if odd:
-            a_r = np.append(a_r, anchor[-1])
-            span = np.append(span, width[-1])
-        return a_r, first[0::2].copy(), span, new_moments
+        self.levels = grow_levels(anchor, first, width, moments, self.orders)
 
     def query(self, a: np.ndarray, b: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
         """Moments of rows ``[a, b)`` about ``s[b-1]`` scaled by ``s[b-1] - s[a]``.
@@ -153,6 +127,42 @@ class LeftMomentTree:
         rho = width[node] / sc
         for out, m, order in zip(acc, moments, self.orders, strict=True):
             out[:, sel] += shift_moments(m[:, node], e, rho, order)
+
+
+def grow_levels(anchor: np.ndarray, first: np.ndarray, width: np.ndarray,
+                moments: list[np.ndarray], orders: list[int]) -> list[tuple]:
+    """Levels ``(anchor, width, moments)`` of a segment tree from its bottom nodes (right
+    ends ``anchor``, first scores ``first``, widths and moments about the right end scaled by
+    the width), merged pairwise up to the root."""
+    levels = [(anchor, width, moments)]
+    while anchor.shape[0] > 1:
+        anchor, first, width, moments = _parents(anchor, first, width, moments, orders)
+        levels.append((anchor, width, moments))
+    return levels
+
+
+def _parents(anchor, first, width, moments, orders):
+    """Merge nodes pairwise: the left child's moments move to the right child's anchor."""
+    pairs = anchor.shape[0] // 2
+    odd = anchor.shape[0] % 2 == 1
+    left, right = slice(0, 2 * pairs, 2), slice(1, 2 * pairs, 2)
+    a_r, a_l = anchor[right], anchor[left]
+    span = a_r - first[left]
+    norm = np.where(span > 0, span, 1.0)
+    e = (a_r - a_l) / norm
+    rho_l = width[left] / norm
+    rho_r = width[right] / norm
+    new_moments = []
+    for m, order in zip(moments, orders, strict=True):
+        merged = shift_moments(m[:, left], e, rho_l, order)
+        merged += shift_moments(m[:, right], np.zeros_like(e), rho_r, order)
+        if odd:
+            merged = np.concatenate([merged, m[:, -1:]], axis=1)
+        new_moments.append(merged)
+    if odd:
+        a_r = np.append(a_r, anchor[-1])
+        span = np.append(span, width[-1])
+    return a_r, first[0::2].copy(), span, new_moments
 
 
 def mirror(scores: np.ndarray) -> np.ndarray:

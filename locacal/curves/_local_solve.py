@@ -44,6 +44,7 @@ __all__ = [
     "design_from_moments",
     "jacobi_eigen",
     "newton_step",
+    "newton_step_and_unit",
     "solve_newton",
 ]
 
@@ -122,6 +123,16 @@ def newton_step(z: np.ndarray, rhs: np.ndarray, c0: np.ndarray) -> np.ndarray:
     return _newton(*_decompose(z), rhs, c0)
 
 
+def newton_step_and_unit(z: np.ndarray, rhs: np.ndarray,
+                         c0: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`newton_step` and ``a = Z^(-) e_0`` (the smoother's weights, see
+    :func:`_variance_factor`) from one decomposition of ``Z``."""
+    parts = _decompose(z)
+    e0 = np.zeros_like(rhs)
+    e0[:, 0] = 1.0
+    return _newton(*parts, rhs, c0), _apply(*parts, e0)
+
+
 def _newton(scale: np.ndarray, lam: np.ndarray, vec: np.ndarray, rhs: np.ndarray,
             c0: np.ndarray) -> np.ndarray:
     start = np.zeros_like(rhs)
@@ -190,8 +201,12 @@ def _jacobi_rotate(x: np.ndarray, vec: np.ndarray, i: int, j: int) -> np.ndarray
     need = aij * aij > JACOBI_TOL * np.abs(x[:, i, i] * x[:, j, j])
     if not need.any():
         return need
-    sel = np.flatnonzero(need)
-    xs, vs = x[sel], vec[sel]
+    every = bool(need.all())
+    if every:  # rotate in place (no gather and scatter)
+        xs, vs = x, vec
+    else:
+        sel = np.flatnonzero(need)
+        xs, vs = x[sel], vec[sel]
     half = (xs[:, j, j] - xs[:, i, i]) / 2
     off = -xs[:, i, j]
     r = np.sqrt(half * half + off * off)
@@ -209,7 +224,8 @@ def _jacobi_rotate(x: np.ndarray, vec: np.ndarray, i: int, j: int) -> np.ndarray
     vi, vj = vs[:, :, i].copy(), vs[:, :, j].copy()
     vs[:, :, i] = vi * cos + vj * sin
     vs[:, :, j] = vj * cos - vi * sin
-    x[sel], vec[sel] = xs, vs
+    if not every:
+        x[sel], vec[sel] = xs, vs
     return need
 
 

@@ -176,21 +176,18 @@ def nn_distance(s: np.ndarray, t: np.ndarray, k: int) -> np.ndarray:
     """k-th smallest rounded distance ``|s_i - t|`` from each point of ``t`` (``k >= 1``).
 
     The k nearest scores form a contiguous run ``[l, l + k)`` of the sorted scores; its start
-    is the first ``l`` with ``t - s[l] <= s[l + k] - t`` (a monotone predicate), found by a
-    vectorised binary search, O(log n) per point. Returns ``max(t - s[l], s[l + k - 1] - t)``,
-    the same value as locfit's greedy window growth in ``nbhd1``.
+    is the first ``l`` with ``t - s[l] <= s[l + k] - t`` (a monotone predicate). In exact
+    arithmetic that reads ``s[l] + s[l + k] >= 2 t``, a non-decreasing sequence in ``l``, so
+    a ``searchsorted`` gives the answer up to rounding; it is then checked against the
+    rounded predicate and bisected where it fails (:func:`_first_true`), O(n) once plus
+    O(log n) per point. Returns ``max(t - s[l], s[l + k - 1] - t)``, the same value as
+    locfit's greedy window growth in ``nbhd1``.
     """
     n = s.shape[0]
-    lo = np.zeros(t.shape[0], dtype=np.int64)
-    hi = np.full(t.shape[0], n - k, dtype=np.int64)
-    while True:
-        active = lo < hi
-        if not active.any():
-            break
-        mid = (lo + hi) // 2
-        ok = (t - s[mid]) <= (s[np.minimum(mid + k, n - 1)] - t)
-        hi = np.where(active & ok, mid, hi)
-        lo = np.where(active & ~ok, mid + 1, lo)
+    top = n - k
+    guess = np.searchsorted(s[:top] + s[k:], 2.0 * t, side="left")
+    lo = _first_true(lambda i, sel: (t[sel] - s[i]) <= (s[np.minimum(i + k, n - 1)] - t[sel]),
+                     top, t.shape[0], guess)
     return np.maximum(t - s[lo], s[lo + k - 1] - t)
 
 
@@ -213,15 +210,30 @@ def window_bounds(s: np.ndarray, t: np.ndarray, reach: np.ndarray) -> tuple[np.n
     rounding of that sum).
     """
     n = s.shape[0]
-    lo = _first_true(lambda i, sel: (t[sel] - s[i]) <= reach[sel], n, t.shape[0])
-    hi = _first_true(lambda i, sel: (s[i] - t[sel]) > reach[sel], n, t.shape[0])
+    lo = _first_true(lambda i, sel: (t[sel] - s[i]) <= reach[sel], n, t.shape[0],
+                     np.searchsorted(s, t - reach, side="left"))
+    hi = _first_true(lambda i, sel: (s[i] - t[sel]) > reach[sel], n, t.shape[0],
+                     np.searchsorted(s, t + reach, side="right"))
     return lo, hi
 
 
-def _first_true(pred, n: int, m: int) -> np.ndarray:
-    """First index in ``[0, n]`` where the monotone predicate ``pred(i, sel)`` holds."""
+def _first_true(pred, n: int, m: int, guess: np.ndarray | None = None) -> np.ndarray:
+    """First index in ``[0, n]`` where the monotone predicate ``pred(i, sel)`` holds.
+
+    ``guess``: candidate answers (a rounded ``searchsorted``); a candidate ``g`` is kept when
+    the predicate holds at ``g`` (or ``g = n``) and fails at ``g - 1`` (or ``g = 0``), which
+    for a monotone predicate makes it the answer; the others are searched by bisection.
+    """
     lo = np.zeros(m, dtype=np.int64)
     hi = np.full(m, n, dtype=np.int64)
+    if guess is not None:
+        g = np.clip(guess, 0, n).astype(np.int64)
+        done = np.ones(m, dtype=bool)
+        at = np.flatnonzero(g < n)
+        done[at] = pred(g[at], at)
+        before = np.flatnonzero(done & (g > 0))
+        done[before] = ~pred(g[before] - 1, before)
+        lo[done] = hi[done] = g[done]
     while True:
         sel = np.flatnonzero(lo < hi)
         if sel.size == 0:

@@ -11,7 +11,7 @@ column measures the curve, not the scores alone:
     and ``"lowess"`` without robustness iterations, Loader 1999 §2.3.2 "nu_1"); 2 for Platt,
     3 for beta (``"abm"``, 2 for ``"ab"``), the number of non-empty bins for binning, the
     number of constant blocks for isotonic (Meyer & Woodroofe 2000); NaN where it is not
-    defined or not computed (kernel, lowess with ``it > 0``, the R backend, n > ``DF_MAX_N``);
+    defined (kernel, lowess with ``it > 0``, the R backend, the gaussian kernel);
 ``cv_brier``
     K-fold (seeded, shuffled) cross-validated Brier score of the recalibrated scores: the
     calibrator is cloned (:func:`sklearn.base.clone`), refitted on K - 1 folds and scored on
@@ -55,7 +55,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from locacal._validation import check_int, check_probabilities, check_scores_labels, warn
 from locacal.curves._base import BaseCalibrator
-from locacal.curves._local_fit import fit_points
+from locacal.curves._local_influence import fit_at_data
 from locacal.curves._local_window import sort_sample
 from locacal.curves.curve import CalibrationCurve, slides_grid
 from locacal.density import reflected_kde_values
@@ -67,8 +67,6 @@ __all__ = ["COLUMNS", "CurveComparison", "compare_curves"]
 
 #: Columns of :attr:`CurveComparison.table`, in order (``ise`` is NaN without ``true_p``).
 COLUMNS = ("label", "method", "params", "df", "cv_brier", "lcs", "ece", "ise")
-#: Largest sample for which tr(L) of a local fit is computed (n refits at one point each).
-DF_MAX_N = 5_000
 
 
 @dataclass(frozen=True, eq=False)
@@ -167,21 +165,10 @@ def degrees_of_freedom(estimator: BaseCalibrator) -> float:
         return float(estimator.block_values_.size)
     linear = (method == "local" and estimator.backend == "native") or (
         method == "lowess" and not estimator.statsmodels_)
-    if linear and estimator.sample_.n <= DF_MAX_N:
-        return _local_trace(estimator.sample_, estimator.params_)
+    if linear and estimator.params_.kernel != "gauss":
+        # tr(L) = sum_i L_ii, the influence of each row at its own score (O(n log n))
+        return float(np.sum(fit_at_data(estimator.sample_, estimator.params_).influence))
     return float("nan")
-
-
-def _local_trace(sample: Any, params: Any) -> float:
-    """tr(L) = sum_i l_i(s_i) of a local fit: the fit at s_i of the labels e_i (1 at i, 0
-    elsewhere) is the weight l_i(s_i), since the local least-squares fit is linear in y."""
-    s, w = sample.scores, sample.weights
-    trace = 0.0
-    for i in range(sample.n):
-        e = np.zeros(sample.n)
-        e[i] = 1.0
-        trace += float(fit_points(sort_sample(s, e, w), s[i:i + 1], params).value[0])
-    return trace
 
 
 def compare_curves(scores: Any, labels: Any, specs: Mapping[str, Any], *, weights: Any = None,
@@ -251,6 +238,6 @@ def compare_curves(scores: Any, labels: Any, specs: Mapping[str, Any], *, weight
         })
     if any(np.isnan(r["df"]) for r in rows):
         warn("df is NaN for " + ", ".join(r["label"] for r in rows if np.isnan(r["df"]))
-             + ": not a linear smoother of the native engine (or n > DF_MAX_N)")
+             + ": not a linear smoother of the native engine")
     table = pd.DataFrame(rows, columns=list(COLUMNS))
     return CurveComparison(table, curves, s, y)

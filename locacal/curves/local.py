@@ -115,9 +115,10 @@ class LocalRegressionCalibrator(BaseCalibrator):
         ends of the scores; 0: local mean, the slides' and the LCS's choice).
     nn : float in (0, 1], None or {"gcv", "aic", "lcv", "cv", "aicc"}, default 0.15
         Nearest-neighbour fraction (rows are counted, as locfit does). None with ``h`` for a
-        fixed bandwidth only. A criterion name chooses the span minimising it over
-        :func:`~locacal.curves.selection.default_nn_grid` (:func:`smoothing_table`; kernels
-        rect, tricube, epan).
+        fixed bandwidth only. A criterion name chooses the span over
+        :func:`~locacal.curves.selection.default_nn_grid` by
+        :meth:`~locacal.curves.selection.SmoothingTable.best` (the smoothest span within one
+        standard error of the minimum for gcv, aic and cv; kernels rect, tricube, epan).
     h : float > 0 or criterion name, optional
         Fixed bandwidth; with ``nn`` too, ``h(t) = max(nn distance, h)`` as ``lp(nn, h)``.
         A criterion name (with ``nn=None``) chooses it over
