@@ -59,8 +59,8 @@ def test_figure(study):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig = plot_real_data_curves(study, methods=["beta"])
-    assert len(fig.axes) == 4
+    axes = plot_real_data_curves(study, methods=["beta"])
+    assert len(axes) == 4
     with pytest.raises(ValueError, match="unknown split"):
         plot_real_data_curves(study, split="valid")
-    plt.close(fig)
+    plt.close(axes[0].figure)

@@ -93,18 +93,22 @@ def test_figures(small):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig4 = plot_simulation_metrics(small)
-    assert len(fig4.axes) == 2 * 6
-    fig5 = plot_simulation_curves(small, histogram="score", band=0.9)
-    assert len(fig5.axes) == 2 * 2 * 3
-    fig6 = plot_simulation_standard_metrics(small)
-    assert len(fig6.axes) == 2 * 4
+    figures = plt.get_fignums()
+    axes4 = plot_simulation_metrics(small)
+    assert len(axes4) == 2 * 6
+    axes5 = plot_simulation_curves(small, histogram="score", band=0.9)
+    assert len(axes5) == 2 * 2 * 3
+    axes6 = plot_simulation_standard_metrics(small)
+    assert len(axes6) == 2 * 4
+    # one new figure each, returned as its Axes (a returned Figure is drawn twice in Jupyter)
+    assert len(plt.get_fignums()) == len(figures) + 3
+    assert all(isinstance(a, matplotlib.axes.Axes) for a in (*axes4, *axes5, *axes6))
     with pytest.raises(ValueError, match="unknown metrics"):
         plot_simulation_metrics(small, metrics=["nope"])
     with pytest.raises(ValueError, match="unknown histogram"):
         plot_simulation_curves(small, histogram="p")
-    for fig in (fig4, fig5, fig6):
-        plt.close(fig)
+    for axes in (axes4, axes5, axes6):
+        plt.close(axes[0].figure)
 
 
 @pytest.mark.parametrize(

@@ -139,15 +139,15 @@ def test_figures(grid):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig = trees.plot_score_distributions(grid, min_leaf=200)
-    assert len(fig.axes) == 4
-    assert "Smallest KL" in fig.axes[2].get_title()
-    fig2 = trees.plot_metrics_vs_leaves(grid, metrics=("true_mse", "kl"))
-    assert len(fig2.axes) == 2
-    assert fig2.axes[0].get_xscale() == "log"
+    axes = trees.plot_score_distributions(grid, min_leaf=200)
+    assert len(axes) == 4
+    assert "Smallest KL" in axes[2].get_title()
+    axes2 = trees.plot_metrics_vs_leaves(grid, metrics=("true_mse", "kl"))
+    assert len(axes2) == 2
+    assert axes2[0].get_xscale() == "log"
     # default: the minimum leaf size closest to 1/1,000 of the 10,000 training rows
     default = trees.plot_score_distributions(grid)
-    assert "min_leaf=20" in default.axes[1].get_title()
+    assert "min_leaf=20" in default[1].get_title()
     with pytest.raises(ValueError, match="no model with min_leaf=7"):
         trees.plot_score_distributions(grid, min_leaf=7)
     with pytest.raises(ValueError, match="unknown by"):

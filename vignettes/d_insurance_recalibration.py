@@ -314,7 +314,7 @@ with warnings.catch_warnings():
 study.summary("test")
 
 # %%
-fig = plot_real_data_curves(study, methods=["beta"])
+axes = plot_real_data_curves(study, methods=["beta"])
 
 # %% [markdown]
 # The models rank alike (AUC 0.73 to 0.76). The GLM and the random forest are close to

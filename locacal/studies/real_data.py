@@ -208,10 +208,11 @@ def real_data_study(
 
 def plot_real_data_curves(study: RealDataStudy, *, split: str = "test",
                           methods: Sequence[str] | None = None,
-                          fig: Figure | None = None) -> Figure:
+                          fig: Figure | None = None) -> np.ndarray:
     """One panel per model: the slides' local-regression calibration curves (degree 0,
     rectangular kernel, 15 % nearest neighbours) of the uncalibrated scores, with their 95 %
-    band, and of each recalibration, on ``split``. Returns the Figure."""
+    band, and of each recalibration, on ``split``. Returns the figure's Axes, an array (the
+    Figure is ``axes[0].figure``; returned itself, a notebook would draw it twice)."""
     import matplotlib.pyplot as plt
 
     from locacal.curves import calibration_curve
@@ -235,4 +236,4 @@ def plot_real_data_curves(study: RealDataStudy, *, split: str = "test",
         ax.set(title=name, xlabel="score", xlim=(0, 1), ylim=(0, 1))
     axes[0].set_ylabel("E[D | score]")
     axes[-1].legend(fontsize="small")
-    return fig
+    return np.asarray(fig.axes)

@@ -285,7 +285,7 @@ def _transforms(result: SimulationResult) -> list[str]:
 
 
 def _boxplots(result: SimulationResult, metrics: Sequence[str], fig: Figure | None,
-              title: str) -> Figure:
+              title: str) -> np.ndarray:
     import matplotlib.pyplot as plt
 
     unknown = [m for m in metrics if m not in result.metrics.columns]
@@ -309,28 +309,31 @@ def _boxplots(result: SimulationResult, metrics: Sequence[str], fig: Figure | No
             if r == 0:
                 ax.set_title(_LABELS.get(metric, metric))
     fig.suptitle(title)
-    return fig
+    return np.asarray(fig.axes)
 
 
 def plot_simulation_metrics(result: SimulationResult, *,
                             metrics: Sequence[str] = CALIBRATION_METRICS,
-                            fig: Figure | None = None) -> Figure:
+                            fig: Figure | None = None) -> np.ndarray:
     """Figure 4 of the slides: the distribution of each calibration metric over the samples,
-    one box per distortion level, a row for α and a row for γ. Returns the Figure."""
+    one box per distortion level, a row for α and a row for γ. Returns the figure's Axes, an
+    array (the Figure is ``axes[0].figure``; returned itself, a notebook would draw it
+    twice)."""
     return _boxplots(result, metrics, fig, "Calibration metrics over the simulated samples")
 
 
 def plot_simulation_standard_metrics(result: SimulationResult, *,
                                      metrics: Sequence[str] = STANDARD_METRICS,
-                                     fig: Figure | None = None) -> Figure:
+                                     fig: Figure | None = None) -> np.ndarray:
     """Figure 6 of the slides: accuracy, sensitivity, specificity (at τ) and AUC per
-    scenario. Returns the Figure."""
+    scenario. Returns the figure's Axes, an array (the Figure is ``axes[0].figure``;
+    returned itself, a notebook would draw it twice)."""
     tau = result.params.get("threshold", 0.5)
     return _boxplots(result, metrics, fig, f"Standard metrics (threshold τ = {tau:g})")
 
 
 def plot_simulation_curves(result: SimulationResult, *, histogram: str = "true_p",
-                           band: float = 0.95, fig: Figure | None = None) -> Figure:
+                           band: float = 0.95, fig: Figure | None = None) -> np.ndarray:
     """Figure 5 of the slides: for each scenario, the local-regression calibration curves of
     the samples (their pointwise mean and a ``band`` quantile band) against the diagonal,
     under the mean histogram by class (purple d = 0, gold d = 1).
@@ -345,7 +348,9 @@ def plot_simulation_curves(result: SimulationResult, *, histogram: str = "true_p
 
     Returns
     -------
-    Figure
+    ndarray of Axes
+        The figure's Axes, an array (the Figure is ``axes[0].figure``; returned itself,
+        a notebook would draw it twice).
     """
     import matplotlib.pyplot as plt
 
@@ -391,4 +396,4 @@ def plot_simulation_curves(result: SimulationResult, *, histogram: str = "true_p
         if r == 0:
             handles, labels = ax_h.get_legend_handles_labels()
             fig.legend(handles, labels, loc="outside upper right", ncols=2)
-    return fig
+    return np.asarray(fig.axes)

@@ -22,12 +22,13 @@ _LABELS = {"true_mse": "MSE (true probabilities)", "accuracy": "Accuracy", "auc"
 
 
 def plot_score_distributions(study: GridStudy, *, min_leaf: int | None = None,
-                             split: str = "test", fig: Figure | None = None) -> Figure:
+                             split: str = "test", fig: Figure | None = None) -> np.ndarray:
     """Figure 17 of the slides: histograms of the true probabilities (top), then of the
     scores of the smallest tree, of the tree with the smallest KL divergence (chosen on the
     calibration split) and of the largest tree, among those with ``min_leaf`` (default: the
     grid's value closest to 1/1,000 of the training rows, the slides' setting for this
-    figure). Returns the Figure."""
+    figure). Returns the figure's Axes, an array (the Figure is ``axes[0].figure``; returned
+    itself, a notebook would draw it twice)."""
     import matplotlib.pyplot as plt
 
     check_choice(split, SPLITS, "split")
@@ -61,15 +62,16 @@ def plot_score_distributions(study: GridStudy, *, min_leaf: int | None = None,
         ax.set_ylabel("count")
     axes[-1].set_xlabel(f"score ({split} split)")
     axes[-1].set_xlim(0, 1)
-    return fig
+    return np.asarray(fig.axes)
 
 
 def plot_metrics_vs_leaves(study: GridStudy, *, metrics: Sequence[str] = GRID_METRICS,
                            split: str = "test", by: str = "min_leaf",
-                           fig: Figure | None = None) -> Figure:
+                           fig: Figure | None = None) -> np.ndarray:
     """Each metric on ``split`` against the number of leaves (log scale), one line per
     value of ``by`` (a hyperparameter column), the KL-best model circled. Returns the
-    Figure."""
+    figure's Axes, an array (the Figure is ``axes[0].figure``; returned itself, a notebook
+    would draw it twice)."""
     import matplotlib.pyplot as plt
 
     check_choice(split, SPLITS, "split")
@@ -96,4 +98,4 @@ def plot_metrics_vs_leaves(study: GridStudy, *, metrics: Sequence[str] = GRID_ME
         ax.set_title(_LABELS[metric])
     axes[0].legend(fontsize="small")
     fig.suptitle(f"{split} split")
-    return fig
+    return np.asarray(fig.axes)
