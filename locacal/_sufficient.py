@@ -547,6 +547,12 @@ class ScoreStatistics:
           the largest |d| and R = 1/2 + |a - 1/2| + |b| D the largest |r~|, to first order in
           eps (the binned normal matrix stands for the exact one).
 
+        Tied scores: where r_lo = 0 (at least k rows in the cells touching t, so h(t) may be
+        0 and the exact window the rows tied at t) the tricube fit is the mean label of those
+        cells, with the trivial bound max(g~, 1 - g~) (:meth:`_tied_mean`); where every
+        cell's tricube weight vanishes (the window's rows at distance h) the cells weigh 1,
+        as the in-memory fit weighs such a window, and the bound is infinite.
+
         The bound shrinks like delta / h (about 1e-3 for the tricube kernel at nn = 0.15);
         the error itself is of second order (the kernel at the cell mean), measured in the
         tests. Cost: O(cells in the window) per point.
@@ -585,12 +591,14 @@ class ScoreStatistics:
                 e_sum = float(ring_sums[0])
             else:
                 h = 0.5 * (r_lo[i] + r_hi[i])
-                if h <= 0.0 or r_lo[i] <= 0.0:
+                kern, case = self._tricube_window(mean, ti, h, r_lo[i], a, b)
+                if case == "tied":
+                    estimate[i], bound[i] = self._tied_mean(a, b)
                     continue
-                sums = table[:, a:b] @ _tricube(mean[a:b], ti, h)
+                sums = table[:, a:b] @ kern
                 step = (r_hi[i] - r_lo[i]) / 2.0
                 eps = lipschitz * (1.0 / CELLS + (r_hi[i] + 1.0 / CELLS) * step / r_lo[i]) / h
-                e_sum = eps * float(cum[0, b] - cum[0, a])
+                e_sum = eps * float(cum[0, b] - cum[0, a]) if case == "kernel" else np.inf
             # centre at t: sum K w d^j and sum K w y d^j with d = s - t
             s0, t0 = float(sums[0]), float(sums[3])
             if s0 <= 0.0:
@@ -621,6 +629,32 @@ class ScoreStatistics:
         filled = self.weight > 0
         return np.where(filled, self.ws / np.where(filled, self.weight, 1.0),
                         (np.arange(CELLS) + 0.5) / CELLS)
+
+    def _tricube_window(self, mean: np.ndarray, t: float, h: float, r_lo: float, a: int,
+                        b: int) -> tuple[np.ndarray, str]:
+        """The binned fit's kernel weights on cells [a, b) and which case applies:
+        ``"kernel"``, tricube at the cell means; ``"uniform"``, every weight 1 where the
+        tricube weights all vanish (the window's rows sit at distance h, as tied scores do:
+        the in-memory fit then weighs its window uniformly); ``"tied"``, r_lo = 0
+        (:meth:`_tied_mean`)."""
+        if h <= 0.0 or r_lo <= 0.0:
+            return np.ones(b - a), "tied"
+        kern = _tricube(mean[a:b], t, h)
+        if not kern @ self.weight[a:b] > 0.0:
+            return np.ones(b - a), "uniform"
+        return kern, "kernel"
+
+    def _tied_mean(self, a: int, b: int) -> tuple[float, float]:
+        """The mean label of cells [a, b) and the trivial bound max(g, 1 - g): the binned fit
+        where h(t) may be 0 (r_lo = 0: at least k rows in the cells touching t). locfit's
+        window is then the rows tied at t, one distinct score, whose mean every degree
+        returns; the cells around t stand for them, and rows within a cell width of t but not
+        tied with it cannot be told apart, so no better bound holds."""
+        weight = float(self.weight[a:b].sum())
+        if weight <= 0.0:
+            return float("nan"), float("inf")
+        g = float(self.wy[a:b].sum()) / weight
+        return g, max(g, 1.0 - g)
 
     @staticmethod
     def _regular(sums: np.ndarray, t: float) -> bool:
@@ -683,10 +717,9 @@ class ScoreStatistics:
                 kern[c0 - a:c1 - a] = 1.0
                 kern_sq = kern
             else:
-                h = 0.5 * (r_lo[i] + r_hi[i])
-                if h <= 0.0 or r_lo[i] <= 0.0:
-                    continue
-                kern = _tricube(mean[a:b], ti, h)
+                kern, case = self._tricube_window(mean, ti, 0.5 * (r_lo[i] + r_hi[i]),
+                                                  r_lo[i], a, b)
+                tied = case == "tied"  # the window's mean (see local_fit)
                 kern_sq = kern * kern
             s0 = float(kern @ self.weight[a:b])
             if s0 <= 0.0:
@@ -698,7 +731,8 @@ class ScoreStatistics:
             mean_sq = np.divide(self.w2s[a:b], w2, out=mean[a:b].copy(), where=w2 > 0)
             spread_sq = np.maximum(self.w2s2[a:b] - self.w2s[a:b] * mean_sq, 0.0)
             lever = 0.0
-            if params.degree == 1 and self._regular(table[:, a:b] @ kern, ti):
+            if (params.degree == 1 and not (params.kernel == "tricube" and tied)
+                    and self._regular(table[:, a:b] @ kern, ti)):
                 spread = np.maximum(self.ws2[a:b] - self.ws[a:b] * mean[a:b], 0.0)
                 m2 = float(kern @ (w * (mean[a:b] - centre) ** 2 + spread))
                 lever = (ti - centre) / m2
