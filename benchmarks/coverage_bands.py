@@ -41,6 +41,19 @@ Measured (400 / 100 replications, 2026-11-23; mid, q01, q99):
   (pointwise 400 samples, MC s.e. 0.011; bootstrap 100 samples of n_boot = 200, s.e. 0.022;
   the bootstrap rows were measured with the refit path, before the counts-based resampling
   of ``locacal.curves._local_resample``, which draws the same distribution.)
+* default from the cells (``--cells --settings default --reps 200``, 2026-11-23; the band
+  Dask input gets, :class:`locacal._cells.CellLocalCalibrator`; MC s.e. 0.015):
+
+  ========= ====== ============= ===== ===== =====
+  band      n      scores        mid   q01   q99
+  ========= ====== ============= ===== ===== =====
+  pointwise 2000   calibrated    0.948 0.975 0.960
+  pointwise 2000   over (3)      0.947 0.960 0.950
+  pointwise 2000   under (1/3)   0.944 0.975 0.965
+  pointwise 20000  calibrated    0.954 0.970 0.945
+  pointwise 20000  over (3)      0.952 0.960 0.925
+  pointwise 20000  under (1/3)   0.953 0.960 0.955
+  ========= ====== ============= ===== ===== =====
 """
 
 from __future__ import annotations
