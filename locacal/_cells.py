@@ -27,6 +27,7 @@ from locacal.curves._base import BaseCalibrator
 from locacal.curves._bins import DEFAULT_BINS
 from locacal.curves.bands import proportion_band
 from locacal.curves.binning import BinningCalibrator
+from locacal.curves.local import DEFAULT_LOCAL
 from locacal.metrics.binned import calib_mse_from_bins, ece_from_bins
 
 __all__ = ["CELL_COLUMNS", "NOT_FROM_CELLS", "CellLocalCalibrator", "auc_with_bound",
@@ -82,13 +83,16 @@ class CellLocalCalibrator(BaseCalibrator):
     """Binned local polynomial regression (degree 0 or 1; rect or tricube kernel) from cell
     statistics: the local curve of data too large for memory.
 
-    The fit at a point is :meth:`locacal._sufficient.ScoreStatistics.local_fit`, within its
-    stated bound of :class:`~locacal.curves.local.LocalRegressionCalibrator`'s exact fit with
-    the same ``degree``, ``nn`` and ``kernel``, clipped to [0, 1] with ``clip``. It costs
+    The defaults are the in-memory default curve's, :data:`locacal.curves.local.
+    DEFAULT_LOCAL` (local-linear, tricube, nn = 0.15). The fit at a point is
+    :meth:`locacal._sufficient.ScoreStatistics.local_fit`, within its stated bound of
+    :class:`~locacal.curves.local.LocalRegressionCalibrator`'s exact fit with the same
+    ``degree``, ``nn`` and ``kernel``, clipped to [0, 1] with ``clip``. It costs
     O(cells in the window) per distinct point: meant for curves and moderate numbers of new
-    scores. The pointwise band (degree 0 only; NaN for degree 1) is the binomial interval at
-    the kernel's effective size (sum K w)^2 / sum K^2 w^2 (kernel weight per cell, sum w^2
-    per cell), as the in-memory band's 1 / sum l_i^2 for degree 0.
+    scores. The pointwise band is the in-memory one (binomial interval, Wilson's by default,
+    at the effective size 1 / sum_i l_i(t)^2, Loader 1999, section 2.3) with the smoother
+    weights of the binned fit
+    (:meth:`~locacal._sufficient.ScoreStatistics.local_variance_factor`, degree 0 and 1).
 
     Attributes
     ----------
@@ -98,7 +102,8 @@ class CellLocalCalibrator(BaseCalibrator):
 
     method = "local"
 
-    def __init__(self, degree: int = 0, nn: float = 0.15, kernel: str = "rect",
+    def __init__(self, degree: int = DEFAULT_LOCAL["degree"],
+                 nn: float = DEFAULT_LOCAL["nn"], kernel: str = DEFAULT_LOCAL["kernel"],
                  clip: bool = True) -> None:
         self.degree = degree
         self.nn = nn
@@ -137,33 +142,9 @@ class CellLocalCalibrator(BaseCalibrator):
 
     def _pointwise_band(self, grid: np.ndarray, estimate: np.ndarray, level: float,
                         interval: str) -> tuple[np.ndarray, np.ndarray]:
-        if self.degree != 0:
-            nan = np.full(grid.shape, np.nan)
-            return nan, nan
-        sums, sums_sq = self._kernel_weight_sums(grid)
-        return proportion_band(np.clip(estimate, 0.0, 1.0), sums_sq / sums**2, level,
-                               interval)
-
-    def _kernel_weight_sums(self, grid: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """sum K w and sum K^2 w^2 at each grid point, as the binned fit weighs the cells."""
-        st = self.stats_
-        k = float(max(int(st.n * self.nn + 1e-12), 1))
-        cum = np.concatenate([[0.0], np.cumsum(st.count)])
-        r_lo, r_hi, _core, outer = st._nn_bracket(grid, k, cum)
-        mean = np.where(st.weight > 0, st.ws / np.where(st.weight > 0, st.weight, 1.0),
-                        (np.arange(CELLS) + 0.5) / CELLS)
-        sums, sums_sq = np.empty(grid.shape), np.empty(grid.shape)
-        for i, t in enumerate(grid):
-            a, b = outer[0][i], outer[1][i]
-            if self.kernel == "rect":
-                kern = np.ones(b - a)
-            else:
-                h = 0.5 * (r_lo[i] + r_hi[i])
-                u = np.minimum(np.abs(mean[a:b] - t) / h, 1.0) if h > 0 else np.zeros(b - a)
-                kern = (1.0 - u**3) ** 3
-            sums[i] = kern @ st.weight[a:b]
-            sums_sq[i] = (kern**2) @ st.weight_sq[a:b]
-        return sums, sums_sq
+        var_factor = self.stats_.local_variance_factor(grid, self.degree, self.nn,
+                                                       self.kernel)
+        return proportion_band(estimate, var_factor, level, interval)
 
     def _counts(self, grid: np.ndarray) -> np.ndarray:
         st = self.stats_

@@ -238,10 +238,12 @@ def lcs(scores: Any, labels: Any, weights: Any, nn: float, degree: int, kernel: 
 def calibration_curve(scores: Any, labels: Any, weights: Any, method: str, grid: Any,
                       band: Any, level: float, interval: str, params: dict[str, Any]) -> Any:
     """:func:`locacal.calibration_curve` of Dask input: ``method="binning"`` (quantile or
-    uniform bins) or ``method="local"`` (degree 0/1, rect/tricube; the binned fit of
+    uniform bins) or ``method="local"`` (degree 0/1, rect/tricube, by default the in-memory
+    default :data:`locacal.curves.local.DEFAULT_LOCAL`; the binned fit of
     :class:`locacal._cells.CellLocalCalibrator`), with the pointwise band or none."""
     from locacal._cells import CellLocalCalibrator, binning_calibrator
     from locacal.curves.bands import check_band
+    from locacal.curves.local import DEFAULT_LOCAL
 
     if method not in ("binning", "local"):
         raise ValueError(f"method={method!r} is not available for Dask input; use 'binning' "
@@ -260,6 +262,7 @@ def calibration_curve(scores: Any, labels: Any, weights: Any, method: str, grid:
         if unknown:
             raise TypeError(f"method='local' with Dask input has no option(s) {unknown}; "
                             "its options are ['degree', 'nn', 'kernel', 'clip']")
+        params = {**DEFAULT_LOCAL, **params}  # the in-memory default curve
         probe = CellLocalCalibrator(**params)
         probe._check_params()  # before the pass over the data
         calibrator = CellLocalCalibrator.from_statistics(

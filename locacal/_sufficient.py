@@ -2,10 +2,11 @@
 
 A :class:`ScoreStatistics` holds, for each of :data:`CELLS` equal cells of [0, 1], the number
 of rows and the weighted sums a calibration analysis needs (sum w, w^2, w y, w s, w s^2,
-w y s), plus three exact scalars: the Brier sum sum w (y - s)^2 and the smallest and largest
-score. It is built in one pass over a chunk of data (:meth:`ScoreStatistics.from_arrays`,
-``np.bincount``) and two of them merge by elementwise addition (min/max for the range), so
-chunked data and the whole sample give the same statistics up to the order of summation.
+w y s, w^2 s, w^2 s^2), plus three exact scalars: the Brier sum sum w (y - s)^2 and the
+smallest and largest score. It is built in one pass over a chunk of data
+(:meth:`ScoreStatistics.from_arrays`, ``np.bincount``) and two of them merge by elementwise
+addition (min/max for the range), so chunked data and the whole sample give the same
+statistics up to the order of summation.
 
 The cells are closed on the right: cell j holds the scores in (j/C, (j + 1)/C] (cell 0 also
 holds 0), the convention of the uniform bins of :mod:`locacal.curves.binning`.
@@ -19,7 +20,7 @@ Why C = 100800 = 2^6 3^2 5^2 7 cells
       represented by its cell, as the 2^16 cells of the binned density
       (:data:`locacal.density.BINNED_CELLS`, delta = 1.5e-5) do; its relative error
       (delta/h)^2 / 4 stays below 1e-6 for bandwidths h >= 0.005.
-    * Twelve float64 arrays of C or C + 1 entries take 9.7 MB: cheap to ship between
+    * Fourteen float64 arrays of C or C + 1 entries take 11.3 MB: cheap to ship between
       workers.
 
 What is exact and what is approximated (bounds stated and tested)
@@ -80,7 +81,7 @@ __all__ = ["CELLS", "ScoreStatistics"]
 CELLS = 100_800
 
 #: The per-cell sums, in the order they are stored.
-_CELL_SUMS = ("count", "weight", "weight_sq", "wy", "ws", "ws2", "wys",
+_CELL_SUMS = ("count", "weight", "weight_sq", "wy", "ws", "ws2", "wys", "w2s", "w2s2",
               "edge_count", "edge_weight", "edge_weight_sq", "edge_wy", "edge_ws")
 #: The sums that uniform bins need, and their parts at the edges.
 _BIN_SUMS = ("count", "weight", "weight_sq", "wy", "ws")
@@ -122,6 +123,10 @@ class ScoreStatistics:
         Per cell: the number of rows, sum w, sum w^2, sum w y, sum w s, sum w s^2 and
         sum w y s (w = 1 without weights). The last two, with the others, are what a binned
         local-linear fit needs.
+    w2s, w2s2 : ndarray, shape (CELLS,)
+        Per cell: sum w^2 s and sum w^2 s^2 (equal to ws and ws2 without weights); with
+        weight_sq, the variance of a binned local-linear fit
+        (:meth:`ScoreStatistics.local_variance_factor`).
     edge_count, edge_weight, edge_weight_sq, edge_wy, edge_ws : ndarray, shape (CELLS + 1,)
         The same sums over the rows whose score equals the edge EDGES[j] exactly (they are
         also counted in cell j - 1, whose top they are). A uniform bin edge of
@@ -144,6 +149,8 @@ class ScoreStatistics:
     ws: np.ndarray
     ws2: np.ndarray
     wys: np.ndarray
+    w2s: np.ndarray
+    w2s2: np.ndarray
     edge_count: np.ndarray
     edge_weight: np.ndarray
     edge_weight_sq: np.ndarray
@@ -192,10 +199,12 @@ class ScoreStatistics:
         count = np.bincount(j, minlength=CELLS).astype(np.float64)
         gap = y - s
         ys = y * s
-        if w is None:  # unit weights: w y = y, w s = s, and sum w = sum w^2 = count
+        if w is None:  # unit weights: w y = y, w s = w^2 s = s, and sum w = sum w^2 = count
+            score_sum, square_sum = per_cell(s), per_cell(s * s)
             return cls(
                 count=count, weight=count, weight_sq=count.copy(), wy=per_cell(y),
-                ws=per_cell(s), ws2=per_cell(s * s), wys=per_cell(ys),
+                ws=score_sum, ws2=square_sum, wys=per_cell(ys), w2s=score_sum.copy(),
+                w2s2=square_sum.copy(),
                 edge_count=per_edge(None), edge_weight=per_edge(None),
                 edge_weight_sq=per_edge(None), edge_wy=per_edge(y), edge_ws=per_edge(s),
                 brier_sum=float(np.dot(gap, gap)), min_score=float(s.min()),
@@ -205,6 +214,7 @@ class ScoreStatistics:
         return cls(
             count=count, weight=per_cell(w), weight_sq=per_cell(w * w), wy=per_cell(wy),
             ws=per_cell(ws), ws2=per_cell(ws * s), wys=per_cell(w * ys),
+            w2s=per_cell(w * ws), w2s2=per_cell(w * ws * s),
             edge_count=per_edge(None), edge_weight=per_edge(w),
             edge_weight_sq=per_edge(w * w), edge_wy=per_edge(wy), edge_ws=per_edge(ws),
             brier_sum=float(np.dot(w, gap * gap)),
@@ -537,6 +547,12 @@ class ScoreStatistics:
           the largest |d| and R = 1/2 + |a - 1/2| + |b| D the largest |r~|, to first order in
           eps (the binned normal matrix stands for the exact one).
 
+        Tied scores: where r_lo = 0 (at least k rows in the cells touching t, so h(t) may be
+        0 and the exact window the rows tied at t) the tricube fit is the mean label of those
+        cells, with the trivial bound max(g~, 1 - g~) (:meth:`_tied_mean`); where every
+        cell's tricube weight vanishes (the window's rows at distance h) the cells weigh 1,
+        as the in-memory fit weighs such a window, and the bound is infinite.
+
         The bound shrinks like delta / h (about 1e-3 for the tricube kernel at nn = 0.15);
         the error itself is of second order (the kernel at the cell mean), measured in the
         tests. Cost: O(cells in the window) per point.
@@ -556,9 +572,7 @@ class ScoreStatistics:
         k = float(effective_count(self.n, params.nn, None))
         cum_count = np.concatenate([[0.0], np.cumsum(self.count)])
         r_lo, r_hi, core, outer = self._nn_bracket(t, k, cum_count)
-        filled = self.weight > 0
-        mean = np.where(filled, self.ws / np.where(filled, self.weight, 1.0),
-                        (np.arange(CELLS) + 0.5) / CELLS)
+        mean = self._cell_means()
         lipschitz = 9.0 * 0.25 ** (2.0 / 3.0) * 0.75**2
         # rows: sum w, w s, w s^2, w y, w y s per cell; the rect kernel reads their prefix sums
         table = np.stack([self.weight, self.ws, self.ws2, self.wy, self.wys])
@@ -570,21 +584,21 @@ class ScoreStatistics:
                 c0, c1 = core[0][i], core[1][i]
                 n_core = float(cum_count[c1] - cum_count[c0])
                 n_ring = float(cum_count[b] - cum_count[a]) - n_core
-                theta = min(max((k - n_core) / n_ring, 0.0), 1.0) if n_ring > 0 else 0.0
+                theta = _ring_share(k, n_core, n_ring)
                 core_sums = cum[:, c1] - cum[:, c0]
                 ring_sums = (cum[:, b] - cum[:, a]) - core_sums
                 sums = core_sums + theta * ring_sums
                 e_sum = float(ring_sums[0])
             else:
                 h = 0.5 * (r_lo[i] + r_hi[i])
-                if h <= 0.0 or r_lo[i] <= 0.0:
+                kern, case = self._tricube_window(mean, ti, h, r_lo[i], a, b)
+                if case == "tied":
+                    estimate[i], bound[i] = self._tied_mean(a, b)
                     continue
-                u = np.minimum(np.abs(mean[a:b] - ti) / h, 1.0)
-                kern = (1.0 - u**3) ** 3
                 sums = table[:, a:b] @ kern
                 step = (r_hi[i] - r_lo[i]) / 2.0
                 eps = lipschitz * (1.0 / CELLS + (r_hi[i] + 1.0 / CELLS) * step / r_lo[i]) / h
-                e_sum = eps * float(cum[0, b] - cum[0, a])
+                e_sum = eps * float(cum[0, b] - cum[0, a]) if case == "kernel" else np.inf
             # centre at t: sum K w d^j and sum K w y d^j with d = s - t
             s0, t0 = float(sums[0]), float(sums[3])
             if s0 <= 0.0:
@@ -608,6 +622,123 @@ class ScoreStatistics:
             resid = 0.5 + abs(g - 0.5) + abs(slope) * reach
             bound[i] = e_sum * (s2 + abs(s1) * reach) / det * resid
         return estimate, bound
+
+    def _cell_means(self) -> np.ndarray:
+        """Mean score of each cell (its centre when it holds no weight): where the binned
+        local fit evaluates the kernel."""
+        filled = self.weight > 0
+        return np.where(filled, self.ws / np.where(filled, self.weight, 1.0),
+                        (np.arange(CELLS) + 0.5) / CELLS)
+
+    def _tricube_window(self, mean: np.ndarray, t: float, h: float, r_lo: float, a: int,
+                        b: int) -> tuple[np.ndarray, str]:
+        """The binned fit's kernel weights on cells [a, b) and which case applies:
+        ``"kernel"``, tricube at the cell means; ``"uniform"``, every weight 1 where the
+        tricube weights all vanish (the window's rows sit at distance h, as tied scores do:
+        the in-memory fit then weighs its window uniformly); ``"tied"``, r_lo = 0
+        (:meth:`_tied_mean`)."""
+        if h <= 0.0 or r_lo <= 0.0:
+            return np.ones(b - a), "tied"
+        kern = _tricube(mean[a:b], t, h)
+        if not kern @ self.weight[a:b] > 0.0:
+            return np.ones(b - a), "uniform"
+        return kern, "kernel"
+
+    def _tied_mean(self, a: int, b: int) -> tuple[float, float]:
+        """The mean label of cells [a, b) and the trivial bound max(g, 1 - g): the binned fit
+        where h(t) may be 0 (r_lo = 0: at least k rows in the cells touching t). locfit's
+        window is then the rows tied at t, one distinct score, whose mean every degree
+        returns; the cells around t stand for them, and rows within a cell width of t but not
+        tied with it cannot be told apart, so no better bound holds."""
+        weight = float(self.weight[a:b].sum())
+        if weight <= 0.0:
+            return float("nan"), float("inf")
+        g = float(self.wy[a:b].sum()) / weight
+        return g, max(g, 1.0 - g)
+
+    @staticmethod
+    def _regular(sums: np.ndarray, t: float) -> bool:
+        """Whether :meth:`local_fit` solves the local line from the kernel-weighted
+        (sum w, w s, w s^2), rather than taking the mean of a window of one distinct score."""
+        s0, s1, s2 = _centred(sums, t)
+        det = s0 * s2 - s1 * s1
+        return det > 1e-12 * s0 * s2 and det > 0.0
+
+    def local_variance_factor(self, points: np.ndarray, degree: int = 0, nn: float = 0.15,
+                              kernel: str = "rect") -> np.ndarray:
+        """The variance factor sum_i l_i(t)^2 of the binned local fit (:meth:`local_fit`) at
+        ``points``: ``Var g~(t) = sum_i l_i(t)^2 Var(y_i)``, the effective size of the
+        pointwise band (:func:`locacal.curves.bands.proportion_band`).
+
+        The fit is linear in the labels, g~(t) = sum_i l_i(t) y_i, with smoother weights
+        (Loader 1999, section 2.3) l_i = K~_c w_i (S_2 - S_1 d_i) / (S_0 S_2 - S_1^2) for a
+        row i of cell c (degree 1, d_i = s_i - t, S_j as in :meth:`local_fit`) and
+        l_i = K~_c w_i / S_0 (degree 0). Rows of one cell share the kernel weight, so
+
+        .. math:: \\sum_i l_i^2 = \\frac{S_2^2 Q_0 - 2 S_1 S_2 Q_1 + S_1^2 Q_2}
+            {(S_0 S_2 - S_1^2)^2}, \\quad
+            Q_j = \\sum_c \\tilde K_c^2 \\sum_{i \\in c} w_i^2 d_i^j
+
+        (degree 0: Q_0 / S_0^2) from the per-cell sums of w^2, w^2 s and w^2 s^2, exactly for
+        the binned weights. It is evaluated about the window's mean score m, where
+        l_i = K~_c w_i (1 / S_0 + lambda (s_i - m)) with lambda = (t - m) / M_2 and M_2 the
+        kernel-weighted sum of w (s - m)^2, as a sum of non-negative per-cell terms
+
+        .. math:: \\sum_c \\tilde K_c^2 \\bigl[ V_c (1 / S_0 + \\lambda (\\bar s_c - m))^2
+            + \\lambda^2 \\textstyle\\sum_{i \\in c} w_i^2 (s_i - \\bar s_c)^2 \\bigr]
+
+        (V_c = sum w^2 and s-bar_c the w^2-weighted mean score of cell c), which cannot
+        cancel to a negative number where the design is nearly singular (tied scores at the
+        window's edge), as the form above does. With the rectangular kernel a ring cell's
+        rows are in the window or not (K_i^2 = K_i), so its share theta enters as theta, not
+        theta^2. This is the in-memory factor (``_local_solve``'s
+        ``e_0' Z^-1 Z_2 Z^-1 e_0``) with the kernel at the cell mean, the same approximation
+        as the estimate's (measured within 0.3 % of it, ``tests/test_cells.py``). NaN where
+        :meth:`local_fit` gives NaN.
+        """
+        params = local_params(degree, nn, None, kernel)
+        if params.degree > 1 or params.kernel not in ("rect", "tricube"):
+            raise ValueError("the binned local fit has degree 0 or 1 and the rect or tricube "
+                             f"kernel; got degree={params.degree}, kernel={params.kernel!r}")
+        t = np.atleast_1d(np.asarray(points, dtype=np.float64))
+        k = float(effective_count(self.n, params.nn, None))
+        cum_count = np.concatenate([[0.0], np.cumsum(self.count)])
+        r_lo, r_hi, core, outer = self._nn_bracket(t, k, cum_count)
+        mean = self._cell_means()
+        table = np.stack([self.weight, self.ws, self.ws2])
+        factor = np.full(t.shape, np.nan)
+        for i, ti in enumerate(t):
+            a, b = outer[0][i], outer[1][i]
+            if params.kernel == "rect":
+                c0, c1 = core[0][i], core[1][i]
+                n_core = float(cum_count[c1] - cum_count[c0])
+                kern = np.full(b - a, _ring_share(k, n_core,
+                                                  float(cum_count[b] - cum_count[a]) - n_core))
+                kern[c0 - a:c1 - a] = 1.0
+                kern_sq = kern
+            else:
+                kern, case = self._tricube_window(mean, ti, 0.5 * (r_lo[i] + r_hi[i]),
+                                                  r_lo[i], a, b)
+                tied = case == "tied"  # the window's mean (see local_fit)
+                kern_sq = kern * kern
+            s0 = float(kern @ self.weight[a:b])
+            if s0 <= 0.0:
+                continue
+            w, w2 = self.weight[a:b], self.weight_sq[a:b]
+            centre = float(kern @ self.ws[a:b]) / s0  # the window's mean score m
+            # every term a sum of non-negative per-cell parts: cell means about m plus the
+            # spread within the cell (w^2-weighted mean mean_sq for the squared weights)
+            mean_sq = np.divide(self.w2s[a:b], w2, out=mean[a:b].copy(), where=w2 > 0)
+            spread_sq = np.maximum(self.w2s2[a:b] - self.w2s[a:b] * mean_sq, 0.0)
+            lever = 0.0
+            if (params.degree == 1 and not (params.kernel == "tricube" and tied)
+                    and self._regular(table[:, a:b] @ kern, ti)):
+                spread = np.maximum(self.ws2[a:b] - self.ws[a:b] * mean[a:b], 0.0)
+                m2 = float(kern @ (w * (mean[a:b] - centre) ** 2 + spread))
+                lever = (ti - centre) / m2
+            part = 1.0 / s0 + lever * (mean_sq - centre)
+            factor[i] = float(kern_sq @ (w2 * part * part + lever * lever * spread_sq))
+        return factor
 
     def lcs_with_bound(self, nn: float = 0.15, grid_size: int = SLIDES_GRID_SIZE, *,
                        degree: int = 0, kernel: str = "rect") -> tuple[float, float]:
@@ -641,3 +772,21 @@ class ScoreStatistics:
             kernel: str = "rect") -> float:
         """The LCS from the cells (see :meth:`lcs_with_bound`)."""
         return self.lcs_with_bound(nn, grid_size, degree=degree, kernel=kernel)[0]
+
+
+def _ring_share(k: float, n_core: float, n_ring: float) -> float:
+    """theta = (k - n_I) / n_R in [0, 1]: the share of the ring's rows the window needs
+    (:meth:`ScoreStatistics.local_constant`)."""
+    return min(max((k - n_core) / n_ring, 0.0), 1.0) if n_ring > 0 else 0.0
+
+
+def _tricube(mean: np.ndarray, t: float, h: float) -> np.ndarray:
+    """Tricube kernel (1 - |u|^3)^3, u = (m - t) / h (0 beyond |u| = 1), at cell means m."""
+    u = np.minimum(np.abs(mean - t) / h, 1.0)
+    return (1.0 - u**3) ** 3
+
+
+def _centred(sums: np.ndarray, t: float) -> tuple[float, float, float]:
+    """(sum x, sum x d, sum x d^2) with d = s - t, from (sum x, sum x s, sum x s^2)."""
+    x0, x1, x2 = (float(v) for v in sums)
+    return x0, x1 - t * x0, x2 - 2.0 * t * x1 + t * t * x0

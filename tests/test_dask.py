@@ -15,6 +15,7 @@ import pytest
 import locacal
 from locacal._cells import CellLocalCalibrator, binning_calibrator, report_from_statistics
 from locacal._sufficient import ScoreStatistics
+from locacal.curves.local import DEFAULT_LOCAL, SLIDES_LOCAL
 from locacal.simulate import logistic_dgp
 
 da = pytest.importorskip("dask.array")
@@ -114,12 +115,24 @@ def test_curves(data, kind):
     quantile = locacal.calibration_curve(ds, dy, method="binning")
     expected, _ = binning_calibrator(stats, "quantile", None)
     np.testing.assert_allclose(quantile.estimate, expected.curve().estimate, rtol=1e-12)
-    local = locacal.calibration_curve(ds, dy, kernel="tricube")
-    expected = CellLocalCalibrator.from_statistics(stats, kernel="tricube").curve()
+    # the default local curve: DEFAULT_LOCAL (local-linear, tricube), as in memory
+    local = locacal.calibration_curve(ds, dy)
+    assert {k: local.params[k] for k in DEFAULT_LOCAL} == dict(DEFAULT_LOCAL)
+    expected = CellLocalCalibrator.from_statistics(stats).curve()
     np.testing.assert_allclose(local.estimate, expected.estimate, rtol=1e-10)
-    _, bound = stats.local_fit(local.grid, 0, 0.15, "tricube")
-    exact = locacal.calibration_curve(s, y, kernel="tricube", grid=local.grid)
+    _, bound = stats.local_fit(local.grid, **DEFAULT_LOCAL)
+    exact = locacal.calibration_curve(s, y, grid=local.grid)
     assert np.all(np.abs(local.estimate - exact.estimate) <= bound + 1e-13)
+    # its pointwise band: the in-memory one up to the estimate's error and the binned
+    # variance factor (within 0.3 %, tests/test_cells.py); measured 1e-5
+    assert np.all(np.isfinite(local.lower)) and np.all(np.isfinite(local.upper))
+    np.testing.assert_allclose(local.lower, exact.lower, atol=1e-4)
+    np.testing.assert_allclose(local.upper, exact.upper, atol=1e-4)
+    # the slides' curve on request, against its in-memory counterpart
+    slides = locacal.calibration_curve(ds, dy, **SLIDES_LOCAL)
+    _, bound = stats.local_fit(slides.grid, **SLIDES_LOCAL)
+    exact = locacal.calibration_curve(s, y, grid=slides.grid, **SLIDES_LOCAL)
+    assert np.all(np.abs(slides.estimate - exact.estimate) <= bound + 1e-13)
     assert local.method == "local"
     # the curve's map is the binned fit, usable on new scores
     assert local(np.array([0.5]))[0] == pytest.approx(local.estimator.predict([0.5])[0])

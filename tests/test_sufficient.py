@@ -79,6 +79,25 @@ def test_cells_are_right_closed_at_rounded_edges():
     assert EDGES[35_280] == 0.35
 
 
+def test_squared_weight_moments_by_hand(sample):
+    """sum w^2 s and sum w^2 s^2 per cell (the band of the binned local-linear fit), against
+    sums over the rows of each cell taken directly (cells of 1/C, w = 1 without weights)."""
+    s, _y, w, stats = sample
+    w = np.ones(s.size) if w is None else w
+    keep = w > 0
+    sk, wk = s[keep], w[keep]
+    cells = np.minimum(np.floor(sk * CELLS), CELLS - 1).astype(int)  # off only on edges
+    filled = np.unique(cells)
+    for name, values in (("weight_sq", wk**2), ("w2s", wk**2 * sk),
+                         ("w2s2", wk**2 * sk**2)):
+        by_hand = np.bincount(cells, weights=values, minlength=CELLS)
+        np.testing.assert_allclose(getattr(stats, name)[filled], by_hand[filled],
+                                   rtol=1e-12, err_msg=name)
+    if np.all(w == 1):  # unweighted: equal to w s and w s^2
+        np.testing.assert_array_equal(stats.w2s, stats.ws)
+        np.testing.assert_array_equal(stats.w2s2, stats.ws2)
+
+
 def test_density_from_cells(sample):
     s, _y, w, stats = sample
     grid = slides_grid(s[w > 0] if w is not None else s, 100)
@@ -129,8 +148,8 @@ def test_lcs_within_stated_bound(sample):
 
 
 def _whole_vs_merged(whole: ScoreStatistics, merged: ScoreStatistics) -> None:
-    for name in ("count", "weight", "weight_sq", "wy", "ws", "ws2", "wys", "edge_count",
-                 "edge_weight", "edge_weight_sq", "edge_wy", "edge_ws"):
+    for name in ("count", "weight", "weight_sq", "wy", "ws", "ws2", "wys", "w2s", "w2s2",
+                 "edge_count", "edge_weight", "edge_weight_sq", "edge_wy", "edge_ws"):
         a, b = getattr(whole, name), getattr(merged, name)
         np.testing.assert_allclose(b, a, rtol=1e-12, atol=1e-12 * np.abs(a).max(),
                                    err_msg=name)
