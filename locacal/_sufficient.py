@@ -2,10 +2,11 @@
 
 A :class:`ScoreStatistics` holds, for each of :data:`CELLS` equal cells of [0, 1], the number
 of rows and the weighted sums a calibration analysis needs (sum w, w^2, w y, w s, w s^2,
-w y s), plus three exact scalars: the Brier sum sum w (y - s)^2 and the smallest and largest
-score. It is built in one pass over a chunk of data (:meth:`ScoreStatistics.from_arrays`,
-``np.bincount``) and two of them merge by elementwise addition (min/max for the range), so
-chunked data and the whole sample give the same statistics up to the order of summation.
+w y s), plus exact scalars: the Brier sum sum w (y - s)^2, the smallest and largest score,
+the log-score sum and the two sums of Spiegelhalter's z. It is built in one pass over a
+chunk of data (:meth:`ScoreStatistics.from_arrays`, ``np.bincount``) and two of them merge
+by elementwise addition (min/max for the range), so chunked data and the whole sample give
+the same statistics up to the order of summation.
 
 The cells are closed on the right: cell j holds the scores in (j/C, (j + 1)/C] (cell 0 also
 holds 0), the convention of the uniform bins of :mod:`locacal.curves.binning`.
@@ -26,6 +27,8 @@ What is exact and what is approximated (bounds stated and tested)
     * Brier score: exact (its sum is kept, not binned); its calibration-refinement
       decomposition on uniform bins too (:meth:`ScoreStatistics.brier_decomposition`).
     * Uniform bins (ECE, QMSE, bin statistics): exact, see above.
+    * Log loss and Spiegelhalter's z: exact, from the kept sums
+      (:meth:`ScoreStatistics.log_loss`, :meth:`ScoreStatistics.spiegelhalter_z`).
     * Quantile bins: the breaks need global quantiles; each is placed at the top of the cell
       holding its order statistic, so only rows of that cell may change bin, and the ECE
       moves by at most twice their weight share (:meth:`ScoreStatistics.quantile_bins`).
@@ -73,6 +76,7 @@ from locacal.density import (
     reflected_sum_from_mass,
 )
 from locacal.metrics.binned import BrierDecomposition, calib_mse_from_bins, ece_from_bins
+from locacal.metrics.log_score import LOG_LOSS_EPS
 
 __all__ = ["CELLS", "ScoreStatistics"]
 
@@ -82,6 +86,8 @@ CELLS = 100_800
 #: The per-cell sums, in the order they are stored.
 _CELL_SUMS = ("count", "weight", "weight_sq", "wy", "ws", "ws2", "wys",
               "edge_count", "edge_weight", "edge_weight_sq", "edge_wy", "edge_ws")
+#: The exact scalar sums (and the count of dropped rows), merged by addition.
+_SCALAR_SUMS = ("brier_sum", "zero_weight_rows", "log_sum", "spiegel_num", "spiegel_var")
 #: The sums that uniform bins need, and their parts at the edges.
 _BIN_SUMS = ("count", "weight", "weight_sq", "wy", "ws")
 
@@ -135,6 +141,12 @@ class ScoreStatistics:
         The score range (the LCS grid is restricted to it).
     zero_weight_rows : int
         Rows of weight zero that were dropped (the report's ``n`` counts them, as in memory).
+    log_sum : float
+        sum w [y log s~ + (1 - y) log(1 - s~)], s~ the score clipped to
+        [eps, 1 - eps] as :func:`locacal.metrics.log_loss` clips it.
+    spiegel_num, spiegel_var : float
+        sum w (y - s)(1 - 2 s) and sum w^2 (1 - 2 s)^2 s (1 - s): the numerator and the
+        variance of :func:`locacal.metrics.spiegelhalter_z`.
     """
 
     count: np.ndarray
@@ -153,6 +165,9 @@ class ScoreStatistics:
     min_score: float
     max_score: float
     zero_weight_rows: int = 0
+    log_sum: float = 0.0
+    spiegel_num: float = 0.0
+    spiegel_var: float = 0.0
 
     # ------------------------------------------------------------------ building
 
@@ -192,6 +207,10 @@ class ScoreStatistics:
         count = np.bincount(j, minlength=CELLS).astype(np.float64)
         gap = y - s
         ys = y * s
+        clipped = np.clip(s, LOG_LOSS_EPS, 1.0 - LOG_LOSS_EPS)  # as log_loss clips
+        log_lik = np.where(y == 1.0, np.log(clipped), np.log1p(-clipped))
+        lever = 1.0 - 2.0 * s
+        spread = lever * lever * s * (1.0 - s)
         if w is None:  # unit weights: w y = y, w s = s, and sum w = sum w^2 = count
             return cls(
                 count=count, weight=count, weight_sq=count.copy(), wy=per_cell(y),
@@ -200,26 +219,29 @@ class ScoreStatistics:
                 edge_weight_sq=per_edge(None), edge_wy=per_edge(y), edge_ws=per_edge(s),
                 brier_sum=float(np.dot(gap, gap)), min_score=float(s.min()),
                 max_score=float(s.max()), zero_weight_rows=rows - s.size,
+                log_sum=float(log_lik.sum()), spiegel_num=float(np.dot(gap, lever)),
+                spiegel_var=float(spread.sum()),
             )
-        wy, ws = w * y, w * s
+        wy, ws, ww = w * y, w * s, w * w
         return cls(
-            count=count, weight=per_cell(w), weight_sq=per_cell(w * w), wy=per_cell(wy),
+            count=count, weight=per_cell(w), weight_sq=per_cell(ww), wy=per_cell(wy),
             ws=per_cell(ws), ws2=per_cell(ws * s), wys=per_cell(w * ys),
             edge_count=per_edge(None), edge_weight=per_edge(w),
-            edge_weight_sq=per_edge(w * w), edge_wy=per_edge(wy), edge_ws=per_edge(ws),
+            edge_weight_sq=per_edge(ww), edge_wy=per_edge(wy), edge_ws=per_edge(ws),
             brier_sum=float(np.dot(w, gap * gap)),
             min_score=float(s.min()), max_score=float(s.max()), zero_weight_rows=rows - s.size,
+            log_sum=float(np.dot(w, log_lik)), spiegel_num=float(np.dot(w, gap * lever)),
+            spiegel_var=float(np.dot(ww, spread)),
         )
 
     def merge(self, other: ScoreStatistics) -> ScoreStatistics:
         """The statistics of the union of two samples: sums add, the range widens."""
         if not isinstance(other, ScoreStatistics):
             raise TypeError(f"other must be ScoreStatistics, not {type(other).__name__}")
-        sums = {name: getattr(self, name) + getattr(other, name) for name in _CELL_SUMS}
-        return ScoreStatistics(**sums, brier_sum=self.brier_sum + other.brier_sum,
-                               min_score=min(self.min_score, other.min_score),
-                               max_score=max(self.max_score, other.max_score),
-                               zero_weight_rows=self.zero_weight_rows + other.zero_weight_rows)
+        sums = {name: getattr(self, name) + getattr(other, name)
+                for name in (*_CELL_SUMS, *_SCALAR_SUMS)}
+        return ScoreStatistics(**sums, min_score=min(self.min_score, other.min_score),
+                               max_score=max(self.max_score, other.max_score))
 
     def __add__(self, other: ScoreStatistics) -> ScoreStatistics:
         if not isinstance(other, ScoreStatistics):
@@ -253,6 +275,28 @@ class ScoreStatistics:
     def brier(self) -> float:
         """Brier score sum w (y - s)^2 / sum w, exactly (:func:`locacal.brier_score`)."""
         return self.brier_sum / self.total_weight
+
+    def log_loss(self) -> float:
+        """Log loss -sum w [y log s~ + (1 - y) log(1 - s~)] / sum w, exactly
+        (:func:`locacal.metrics.log_loss`, the same clipping of s to [eps, 1 - eps];
+        Good 1952). The scale of the weights cancels."""
+        return -self.log_sum / self.total_weight
+
+    def spiegelhalter_z(self) -> float:
+        """Spiegelhalter's z = sum w (y - s)(1 - 2 s) / sqrt(sum w^2 (1 - 2 s)^2 s (1 - s)),
+        exactly (:func:`locacal.metrics.spiegelhalter_z`, Spiegelhalter 1986, eq. 3; the
+        in-memory weights divided by their largest, a scale that cancels in z). NaN with a
+        warning when the variance is 0 (every score 0, 1/2 or 1), as in memory."""
+        if self.spiegel_var <= 0.0:
+            warn("every score is 0, 1/2 or 1: Spiegelhalter's z has zero variance (NaN)")
+            return float("nan")
+        return self.spiegel_num / float(np.sqrt(self.spiegel_var))
+
+    def uncertainty(self) -> float:
+        """CORP's uncertainty term rate (1 - rate), rate = sum w y / sum w, exactly
+        (:func:`locacal.metrics.corp_decomposition`'s ``unc``)."""
+        rate = float(self.wy.sum()) / self.total_weight
+        return rate * (1.0 - rate)
 
     def uniform_bins(self, bins: int = 10) -> BinStatistics:
         """Statistics of the ``bins`` uniform bins of :mod:`locacal.curves.binning` that hold

@@ -92,6 +92,14 @@ def test_weights_and_other_fits(data):
     assert got == pytest.approx(stats.lcs(degree=1, kernel="tricube"), rel=1e-10)
     report = locacal.calibration_report(ds, dy, weights=dw)
     assert report["n"] == N  # rows of weight zero count, as in memory
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", locacal.CalibrationWarning)
+        memory = locacal.calibration_report(s, y, weights=w)
+    for name in ("brier", "log_loss", "spiegelhalter_z", "unc"):
+        assert report[name] == pytest.approx(memory[name], rel=1e-12), name
+    _, bounds = report_from_statistics(stats, 0.5, ("mcb", "dsc"))
+    for name in ("mcb", "dsc"):
+        assert -bounds[name] - 1e-13 <= report[name] - memory[name] <= 1e-13, name
 
 
 def test_numpy_labels_beside_dask_scores(data):
@@ -135,8 +143,12 @@ def test_report(data, kind):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", locacal.CalibrationWarning)
         memory = locacal.calibration_report(s, y)
-    for name in ("n", "brier", "accuracy", "sensitivity", "specificity"):
-        assert report[name] == pytest.approx(memory[name], rel=1e-12)
+    for name in ("n", "brier", "accuracy", "sensitivity", "specificity", "log_loss",
+                 "spiegelhalter_z", "unc"):
+        assert report[name] == pytest.approx(memory[name], rel=1e-12), name
+    _, bounds = report_from_statistics(ScoreStatistics.from_arrays(s, y), 0.5, ("mcb", "dsc"))
+    for name in ("mcb", "dsc"):  # the PAV over the cells pools more: one-sided
+        assert -bounds[name] - 1e-13 <= report[name] - memory[name] <= 1e-13, name
     two = locacal.calibration_report({"a": ds, "b": ds}, dy)
     assert list(two["model"]) == ["a", "b"]
     assert two.loc[0, "brier"] == pytest.approx(report["brier"], rel=1e-12)
@@ -237,7 +249,7 @@ def test_cli_report_through_dask(tmp_path, data):
     assert main([*argv, "--out", str(tmp_path / "memory")]) == 0
     got = pd.read_csv(tmp_path / "dask" / "metrics.csv").set_index("metric")["value"]
     want = pd.read_csv(tmp_path / "memory" / "metrics.csv").set_index("metric")["value"]
-    for name in ("n", "brier", "accuracy", "ece"):
-        assert got[name] == pytest.approx(want[name], rel=1e-9)
-    assert np.isnan(got["log_loss"])
+    for name in ("n", "brier", "accuracy", "ece", "log_loss", "spiegelhalter_z", "unc"):
+        assert got[name] == pytest.approx(want[name], rel=1e-9), name
+    assert np.isnan(got["wmse"])
     assert main([*argv, "--out", str(tmp_path / "iso"), "--dask", "--method", "isotonic"]) == 2
