@@ -30,20 +30,21 @@ from locacal.curves.bands import proportion_band
 from locacal.curves.binning import BinningCalibrator
 from locacal.metrics.binned import calib_mse_from_bins, ece_from_bins
 
-__all__ = ["CELL_COLUMNS", "NOT_FROM_CELLS", "CellLocalCalibrator", "auc_with_bound",
-           "binning_calibrator", "corp_with_bound", "report_from_statistics"]
+__all__ = ["CELL_COLUMNS", "CELL_EXTRAS", "NOT_FROM_CELLS", "CellLocalCalibrator", "auc_with_bound",
+           "binning_calibrator", "corp_with_bound", "ece_thresholded_with_bound",
+           "report_from_statistics"]
 
 #: Report columns computed from the cells (bounds in :func:`report_from_statistics`).
 CELL_COLUMNS = ("n", "brier", "lcs", "ece", "qmse", "accuracy", "sensitivity",
                 "specificity", "auc", "log_loss", "mcb", "dsc", "unc", "spiegelhalter_z")
+#: The report's optional extras computed from the cells when asked for (``extra=``).
+CELL_EXTRAS = ("ece_thresholded",)
 #: Report columns the cells do not determine, NaN for Dask input, and why.
 NOT_FROM_CELLS = {
     "true_mse": "needs the true probabilities row by row (true_p is refused for Dask input)",
     "calib_mse": "adaptive bins of sqrt(n) rows cut inside cells",
     "calib_err": "adaptive bins of sqrt(n) rows cut inside cells",
     "refinement": "adaptive bins of sqrt(n) rows cut inside cells",
-    "ece_thresholded": "the accuracy per quantile bin is not computed from the cells "
-                       "(the rows of the cut cells would need a bound)",
     "wmse": "its k nearest rows by normalised weight (k = round(n nn)) on a grid over all of "
             "[0, 1]: not computed from the cells (only within a ring bound, as the LCS)",
     "smece": "a kernel smoother with its own bandwidth search over the rows",
@@ -236,6 +237,37 @@ def corp_with_bound(stats: ScoreStatistics) -> tuple[dict[str, float], float]:
     return {"mcb": stats.brier() - recalibrated, "dsc": unc - recalibrated, "unc": unc}, bound
 
 
+def _edge_of(threshold: float) -> int | None:
+    """The cell edge index j with EDGES[j] == threshold, or None when the threshold is not
+    a cell edge (not a multiple of 1/100800)."""
+    j = round(threshold * CELLS)
+    return j if abs(threshold * CELLS - j) < 1e-6 and EDGES[j] == threshold else None
+
+
+def ece_thresholded_with_bound(stats: ScoreStatistics, threshold: float = 0.5,
+                               bins: int = DEFAULT_BINS) -> tuple[float, float]:
+    """The slides' thresholded ECE (:func:`locacal.metrics.ece_thresholded`, quantile
+    bins) from the cells, and the bound on its distance to the in-memory value.
+
+    With the threshold a cell edge EDGES[J], a row is predicted positive when its cell is
+    J or above, or it sits exactly on EDGES[J] (the top of cell J - 1, kept in the edge
+    sums); so the weight of correct predictions per cell is sum w y above and
+    sum w (1 - y) below, exactly. The bins are those of :meth:`ScoreStatistics.quantile_bins`
+    and, since each row's w (1{correct} - s) lies in [-w, w] as w (y - s) does, the bound
+    is the ECE's (:meth:`ScoreStatistics.quantile_bins`). NaN (bound NaN) when the
+    threshold is not a cell edge.
+    """
+    j = _edge_of(threshold)
+    if j is None:
+        return float("nan"), float("nan")
+    correct = np.where(np.arange(CELLS) >= j, stats.wy, stats.weight - stats.wy)
+    if j > 0:  # rows on EDGES[j] are predicted positive: correct when y = 1
+        correct[j - 1] += 2.0 * stats.edge_wy[j] - stats.edge_weight[j]
+    bounds, error = stats.quantile_bounds(bins)
+    gap = np.add.reduceat(correct, bounds[:-1]) - np.add.reduceat(stats.ws, bounds[:-1])
+    return float(np.abs(gap).sum()) / stats.total_weight, error
+
+
 def _confusion(stats: ScoreStatistics, threshold: float) -> tuple[float, float, float, float]:
     """(TP, FN, TN, FP) weights for the prediction s >= threshold, exact when the threshold
     is a cell edge (any multiple of 1/100800: 0.5, 0.3, 1/3, ...)."""
@@ -269,6 +301,7 @@ def report_from_statistics(stats: ScoreStatistics, threshold: float = 0.5,
       :meth:`ScoreStatistics.log_loss`, :meth:`ScoreStatistics.spiegelhalter_z`);
     * ``mcb``, ``dsc``: PAV over the cells, within the bound of :func:`corp_with_bound`
       (exact when no cell mixes rows the exact PAV separates);
+    * ``ece_thresholded`` (when in ``columns``): :func:`ece_thresholded_with_bound`;
     * the columns of :data:`NOT_FROM_CELLS`: NaN.
     """
     values: dict[str, float] = {"n": float(stats.n + stats.zero_weight_rows),
@@ -283,8 +316,10 @@ def report_from_statistics(stats: ScoreStatistics, threshold: float = 0.5,
     corp, corp_bound = corp_with_bound(stats)
     values.update(corp)
     bounds.update(log_loss=0.0, spiegelhalter_z=0.0, unc=0.0, mcb=corp_bound, dsc=corp_bound)
-    if abs(threshold * CELLS - round(threshold * CELLS)) < 1e-6 and (
-            EDGES[round(threshold * CELLS)] == threshold):
+    if "ece_thresholded" in columns:
+        values["ece_thresholded"], bounds["ece_thresholded"] = ece_thresholded_with_bound(
+            stats, threshold)
+    if _edge_of(threshold) is not None:
         tp, fn, tn, fp = _confusion(stats, threshold)
         values["accuracy"] = (tp + tn) / stats.total_weight
         values["sensitivity"] = tp / (tp + fn) if tp + fn > 0 else float("nan")
@@ -292,7 +327,7 @@ def report_from_statistics(stats: ScoreStatistics, threshold: float = 0.5,
         bounds.update(accuracy=0.0, sensitivity=0.0, specificity=0.0)
     else:
         warn(f"threshold={threshold!r} is not a multiple of 1/{CELLS}: accuracy, "
-             "sensitivity and specificity are NaN for Dask input")
+             "sensitivity, specificity (and the thresholded ECE) are NaN for Dask input")
     names = columns or CELL_COLUMNS
     return (pd.Series({c: values.get(c, np.nan) for c in names}, name="value"),
             pd.Series({c: bounds.get(c, np.nan) for c in names}, name="bound"))

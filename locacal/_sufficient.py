@@ -403,6 +403,19 @@ class ScoreStatistics:
         above rank j share the break's side). The bins' ``upper`` are the cut cells' top
         edges.
         """
+        bounds, error = self.quantile_bounds(bins)
+        per_bin = {name: np.add.reduceat(getattr(self, name), bounds[:-1])
+                   for name in _BIN_SUMS}
+        keep = per_bin["weight"] > 0
+        stats = BinStatistics(per_bin["count"][keep], per_bin["weight"][keep],
+                              per_bin["weight_sq"][keep], per_bin["wy"][keep],
+                              per_bin["ws"][keep], EDGES[bounds[1:]][keep])
+        return stats, error
+
+    def quantile_bounds(self, bins: int = 10) -> tuple[np.ndarray, float]:
+        """The cell ranges of the approximate quantile bins of :meth:`quantile_bins`: bin b
+        holds cells ``bounds[b]`` to ``bounds[b + 1] - 1``; and the bound on the ECE's change
+        (any bin-wise sum of w x with |x| <= 1 moves as the ECE's, see there)."""
         bins = check_int(bins, "bins", minimum=1)
         mass, rows = self._row_mass()
         pos = (rows - 1.0) * np.arange(1, bins) / bins
@@ -416,14 +429,7 @@ class ScoreStatistics:
         if cut.size < bins - 1:
             warn(f"tied scores leave {cut.size + 1} distinct quantile bins of the {bins} "
                  "requested")
-        bounds = np.concatenate([[0], cut + 1, [CELLS]])
-        per_bin = {name: np.add.reduceat(getattr(self, name), bounds[:-1])
-                   for name in _BIN_SUMS}
-        keep = per_bin["weight"] > 0
-        stats = BinStatistics(per_bin["count"][keep], per_bin["weight"][keep],
-                              per_bin["weight_sq"][keep], per_bin["wy"][keep],
-                              per_bin["ws"][keep], EDGES[bounds[1:]][keep])
-        return stats, error
+        return np.concatenate([[0], cut + 1, [CELLS]]), error
 
     def ece_quantile(self, bins: int = 10) -> tuple[float, float]:
         """ECE on approximate quantile bins and the bound on its distance to

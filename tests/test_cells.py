@@ -12,10 +12,12 @@ import pytest
 import locacal
 from locacal._cells import (
     CELL_COLUMNS,
+    CELL_EXTRAS,
     NOT_FROM_CELLS,
     CellLocalCalibrator,
     auc_with_bound,
     binning_calibrator,
+    ece_thresholded_with_bound,
     report_from_statistics,
 )
 from locacal._sufficient import ScoreStatistics
@@ -127,8 +129,10 @@ def test_report_from_cells_within_bounds(sample):
         assert abs(values[name] - exact[name]) <= bounds[name] + eta, name
     # QMSE has no stated bound: its bins move the rows of one cell per break (measured 1e-6)
     assert values["qmse"] == pytest.approx(exact["qmse"], rel=1e-3)
-    # NOT_FROM_CELLS also explains the report's optional extra, the thresholded ECE
-    assert set(CELL_COLUMNS) | set(NOT_FROM_CELLS) == {*REPORT_COLUMNS, "ece_thresholded"}
+    # the report's columns are either computed or explained; the optional extra too
+    assert set(CELL_COLUMNS) | set(NOT_FROM_CELLS) == set(REPORT_COLUMNS)
+    assert not set(CELL_COLUMNS) & set(NOT_FROM_CELLS)
+    assert CELL_EXTRAS == ("ece_thresholded",)
     assert values[[c for c in NOT_FROM_CELLS if c in REPORT_COLUMNS]].isna().all()
     assert values[list(CELL_COLUMNS)].notna().all()
 
@@ -213,6 +217,37 @@ def test_corp_within_its_bound_on_crowded_cells(weighted):
         assert bounds[name] < 1e-3  # not vacuous (about 10 rows of 1e5 in the heaviest cell)
         # measured: err -4.5e-6 (unit), -5.1e-6 (weighted) against bounds 2.3e-4, 2.8e-4
     assert values["unc"] == pytest.approx(exact["unc"], rel=1e-12)
+
+
+@pytest.mark.parametrize("threshold", [0.5, 0.3])
+def test_thresholded_ece_within_the_quantile_bound(sample, threshold):
+    """The slides' thresholded ECE from merged chunks: the per-cell correct weights are
+    exact (rows on the threshold predicted positive), the quantile bins within the ECE's
+    bound."""
+    s, y, w, _ = sample
+    s = s.copy()
+    s[:50] = threshold
+    stats = _chunked(s, y, w)
+    value, bound = ece_thresholded_with_bound(stats, threshold)
+    exact = locacal.metrics.ece_thresholded(s, y, weights=w, threshold=threshold)
+    assert abs(value - exact) <= bound + 1e-12
+    assert bound < 2e-3  # not vacuous (the value is 0.11): a few rows of the cut cells
+    # measured at n = 2e4: 0 without weights (breaks at cell tops, bound 0); weighted
+    # 2.4e-5 (0.5) and 1e-17 (0.3) against bounds 9.2e-4 and 1.1e-3
+    values, bounds = report_from_statistics(stats, threshold, ("ece_thresholded",))
+    assert (values["ece_thresholded"], bounds["ece_thresholded"]) == (value, bound)
+
+
+def test_thresholded_ece_on_cell_wide_bins_is_exact():
+    """Scores rounded to 1/100 (on cell edges) fill whole cells: the quantile breaks fall
+    at cell tops, the bound is 0, the value the in-memory one; 0.5 itself is a score."""
+    rng = np.random.default_rng(23)
+    s = np.round(rng.uniform(0.0, 1.0, 5_000), 2)
+    y = (rng.uniform(size=s.size) < s).astype(float)
+    value, bound = ece_thresholded_with_bound(ScoreStatistics.from_arrays(s, y), 0.5)
+    exact = locacal.metrics.ece_thresholded(s, y, threshold=0.5)
+    assert abs(value - exact) <= bound + 1e-12
+    assert value == pytest.approx(exact, rel=1e-12)
 
 
 def test_report_threshold_off_the_cells_is_nan():

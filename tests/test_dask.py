@@ -149,6 +149,11 @@ def test_report(data, kind):
     _, bounds = report_from_statistics(ScoreStatistics.from_arrays(s, y), 0.5, ("mcb", "dsc"))
     for name in ("mcb", "dsc"):  # the PAV over the cells pools more: one-sided
         assert -bounds[name] - 1e-13 <= report[name] - memory[name] <= 1e-13, name
+    extra = locacal.calibration_report(ds, dy, extra=("ece_thresholded",))
+    _, bounds = report_from_statistics(ScoreStatistics.from_arrays(s, y), 0.5,
+                                       ("ece_thresholded",))
+    assert abs(extra["ece_thresholded"] - locacal.metrics.ece_thresholded(s, y)) <= (
+        bounds["ece_thresholded"] + 1e-12)
     two = locacal.calibration_report({"a": ds, "b": ds}, dy)
     assert list(two["model"]) == ["a", "b"]
     assert two.loc[0, "brier"] == pytest.approx(report["brier"], rel=1e-12)
