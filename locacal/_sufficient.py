@@ -118,6 +118,45 @@ def _order_stat_cells(mass: np.ndarray, positions: np.ndarray) -> np.ndarray:
     return np.minimum(idx, mass.size - 1)
 
 
+def _row_scalars(s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> dict[str, float]:
+    """The exact scalar sums of one chunk (w = 1 when None): the Brier sum
+    sum w (y - s)^2, the log-score sum sum w [y log s~ + (1 - y) log(1 - s~)] with s~ the
+    score clipped to [eps, 1 - eps] as :func:`locacal.metrics.log_loss` clips it (log for
+    the events, log1p(-s~) for the others, as there), and Spiegelhalter's numerator
+    sum w (y - s)(1 - 2 s) and variance sum w^2 (1 - 2 s)^2 s (1 - s). Two row-sized
+    buffers, reused, so the chunk's peak memory stays that of the cell sums."""
+    a = np.subtract(y, s)                       # y - s
+    b = np.multiply(s, -2.0)
+    b += 1.0                                    # 1 - 2 s
+    if w is None:
+        brier, num = float(np.dot(a, a)), float(np.dot(a, b))
+    else:
+        weighted_gap = w * a
+        brier, num = float(np.dot(weighted_gap, a)), float(np.dot(weighted_gap, b))
+        del weighted_gap
+    b *= b                                      # (1 - 2 s)^2
+    if w is not None:
+        b *= w
+        b *= w                                  # w^2 (1 - 2 s)^2
+    np.subtract(1.0, s, out=a)
+    a *= s                                      # s (1 - s)
+    var = float(np.dot(b, a))
+    # both logs on every row (vectorised; a masked log is 8x slower), each kept by a dot
+    # with the 0/1 labels (0 x finite = 0 exactly)
+    np.clip(s, LOG_LOSS_EPS, 1.0 - LOG_LOSS_EPS, out=a)
+    np.log(a, out=b)
+    if w is not None:
+        b *= w
+    log_sum = float(np.dot(y, b))               # sum w y log s~
+    np.negative(a, out=a)
+    np.log1p(a, out=a)
+    np.subtract(1.0, y, out=b)
+    if w is not None:
+        b *= w
+    log_sum += float(np.dot(b, a))              # + sum w (1 - y) log(1 - s~)
+    return {"brier_sum": brier, "log_sum": log_sum, "spiegel_num": num, "spiegel_var": var}
+
+
 @dataclass(frozen=True, eq=False)
 class ScoreStatistics:
     """Per-cell sums of a scored sample (rows of positive weight only) and exact scalars.
@@ -204,23 +243,17 @@ class ScoreStatistics:
                 return np.bincount(top, minlength=CELLS + 1).astype(np.float64)
             return np.bincount(top, weights=values[on_edge], minlength=CELLS + 1)
 
+        scalars = _row_scalars(s, y, w)
         count = np.bincount(j, minlength=CELLS).astype(np.float64)
-        gap = y - s
         ys = y * s
-        clipped = np.clip(s, LOG_LOSS_EPS, 1.0 - LOG_LOSS_EPS)  # as log_loss clips
-        log_lik = np.where(y == 1.0, np.log(clipped), np.log1p(-clipped))
-        lever = 1.0 - 2.0 * s
-        spread = lever * lever * s * (1.0 - s)
         if w is None:  # unit weights: w y = y, w s = s, and sum w = sum w^2 = count
             return cls(
                 count=count, weight=count, weight_sq=count.copy(), wy=per_cell(y),
                 ws=per_cell(s), ws2=per_cell(s * s), wys=per_cell(ys),
                 edge_count=per_edge(None), edge_weight=per_edge(None),
                 edge_weight_sq=per_edge(None), edge_wy=per_edge(y), edge_ws=per_edge(s),
-                brier_sum=float(np.dot(gap, gap)), min_score=float(s.min()),
-                max_score=float(s.max()), zero_weight_rows=rows - s.size,
-                log_sum=float(log_lik.sum()), spiegel_num=float(np.dot(gap, lever)),
-                spiegel_var=float(spread.sum()),
+                min_score=float(s.min()), max_score=float(s.max()),
+                zero_weight_rows=rows - s.size, **scalars,
             )
         wy, ws, ww = w * y, w * s, w * w
         return cls(
@@ -228,10 +261,8 @@ class ScoreStatistics:
             ws=per_cell(ws), ws2=per_cell(ws * s), wys=per_cell(w * ys),
             edge_count=per_edge(None), edge_weight=per_edge(w),
             edge_weight_sq=per_edge(ww), edge_wy=per_edge(wy), edge_ws=per_edge(ws),
-            brier_sum=float(np.dot(w, gap * gap)),
-            min_score=float(s.min()), max_score=float(s.max()), zero_weight_rows=rows - s.size,
-            log_sum=float(np.dot(w, log_lik)), spiegel_num=float(np.dot(w, gap * lever)),
-            spiegel_var=float(np.dot(ww, spread)),
+            min_score=float(s.min()), max_score=float(s.max()),
+            zero_weight_rows=rows - s.size, **scalars,
         )
 
     def merge(self, other: ScoreStatistics) -> ScoreStatistics:

@@ -19,6 +19,7 @@ from locacal._cells import (
     binning_calibrator,
     ece_thresholded_with_bound,
     report_from_statistics,
+    wmse_with_bound,
 )
 from locacal._sufficient import ScoreStatistics
 from locacal.curves._local_engine import estimate_sorted, local_params
@@ -124,8 +125,8 @@ def test_report_from_cells_within_bounds(sample):
         warnings.simplefilter("ignore", locacal.CalibrationWarning)
         exact = locacal.calibration_report(s, y, weights=w)
     for name in ("n", "brier", "ece", "lcs", "auc", "accuracy", "log_loss",
-                 "spiegelhalter_z", "unc", "mcb", "dsc"):
-        eta = 1e-6 * exact[name] if name == "lcs" else 1e-12
+                 "spiegelhalter_z", "unc", "mcb", "dsc", "wmse"):
+        eta = 1e-6 * exact[name] if name in ("lcs", "wmse") else 1e-12
         assert abs(values[name] - exact[name]) <= bounds[name] + eta, name
     # QMSE has no stated bound: its bins move the rows of one cell per break (measured 1e-6)
     assert values["qmse"] == pytest.approx(exact["qmse"], rel=1e-3)
@@ -248,6 +249,32 @@ def test_thresholded_ece_on_cell_wide_bins_is_exact():
     exact = locacal.metrics.ece_thresholded(s, y, threshold=0.5)
     assert abs(value - exact) <= bound + 1e-12
     assert value == pytest.approx(exact, rel=1e-12)
+
+
+@pytest.mark.parametrize("nn", [0.05, 0.3])
+def test_wmse_within_its_bound(sample, nn):
+    """The WMSE's nearest-neighbour means from merged chunks, with normalised weights: within
+    the ring bound, plus the density's relative 1e-6 (2 eta / (1 - eta) of the value)."""
+    s, y, w, _ = sample
+    value, bound = wmse_with_bound(_chunked(s, y, w), nn, 51)
+    exact = locacal.metrics.wmse(s, y, weights=w, nn=nn, grid_size=51)
+    eta = 1e-6
+    assert abs(value - exact) <= bound + 2.0 * eta / (1.0 - eta) * exact
+    # not vacuous: measured at n = 2e4 errors 1e-7 to 4e-5 (unit nn = 0.05) against
+    # bounds 4e-6 to 7e-5, the WMSE being 6e-3 to 1e-2
+    assert bound < 0.02 * exact
+
+
+def test_wmse_on_tied_scores_within_its_bound():
+    """Scores rounded to 1/100: the nearest neighbours share tied places; the ring holds
+    whole tied cells."""
+    rng = np.random.default_rng(24)
+    s = np.round(rng.beta(2.0, 3.0, 20_000), 2)
+    y = (rng.uniform(size=s.size) < s).astype(float)
+    value, bound = wmse_with_bound(ScoreStatistics.from_arrays(s, y))
+    exact = locacal.metrics.wmse(s, y)
+    assert abs(value - exact) <= bound + 2e-6 * exact
+    assert bound < 1e-3  # measured error 3.4e-6 against 9e-4 (value 1.4e-3)
 
 
 def test_report_threshold_off_the_cells_is_nan():

@@ -13,7 +13,12 @@ import pandas as pd
 import pytest
 
 import locacal
-from locacal._cells import CellLocalCalibrator, binning_calibrator, report_from_statistics
+from locacal._cells import (
+    CellLocalCalibrator,
+    binning_calibrator,
+    report_from_statistics,
+    wmse_with_bound,
+)
 from locacal._sufficient import ScoreStatistics
 from locacal.simulate import logistic_dgp
 
@@ -149,6 +154,8 @@ def test_report(data, kind):
     _, bounds = report_from_statistics(ScoreStatistics.from_arrays(s, y), 0.5, ("mcb", "dsc"))
     for name in ("mcb", "dsc"):  # the PAV over the cells pools more: one-sided
         assert -bounds[name] - 1e-13 <= report[name] - memory[name] <= 1e-13, name
+    _, bound = wmse_with_bound(ScoreStatistics.from_arrays(s, y))
+    assert abs(report["wmse"] - memory["wmse"]) <= bound + 2e-6 * memory["wmse"]
     extra = locacal.calibration_report(ds, dy, extra=("ece_thresholded",))
     _, bounds = report_from_statistics(ScoreStatistics.from_arrays(s, y), 0.5,
                                        ("ece_thresholded",))
@@ -256,5 +263,5 @@ def test_cli_report_through_dask(tmp_path, data):
     want = pd.read_csv(tmp_path / "memory" / "metrics.csv").set_index("metric")["value"]
     for name in ("n", "brier", "accuracy", "ece", "log_loss", "spiegelhalter_z", "unc"):
         assert got[name] == pytest.approx(want[name], rel=1e-9), name
-    assert np.isnan(got["wmse"])
+    assert np.isnan(got["calib_mse"])
     assert main([*argv, "--out", str(tmp_path / "iso"), "--dask", "--method", "isotonic"]) == 2
