@@ -255,12 +255,12 @@ class ScoreStatistics:
                 min_score=float(s.min()), max_score=float(s.max()),
                 zero_weight_rows=rows - s.size, **scalars,
             )
-        wy, ws, ww = w * y, w * s, w * w
+        wy, ws = w * y, w * s
         return cls(
-            count=count, weight=per_cell(w), weight_sq=per_cell(ww), wy=per_cell(wy),
+            count=count, weight=per_cell(w), weight_sq=per_cell(w * w), wy=per_cell(wy),
             ws=per_cell(ws), ws2=per_cell(ws * s), wys=per_cell(w * ys),
             edge_count=per_edge(None), edge_weight=per_edge(w),
-            edge_weight_sq=per_edge(ww), edge_wy=per_edge(wy), edge_ws=per_edge(ws),
+            edge_weight_sq=per_edge(w * w), edge_wy=per_edge(wy), edge_ws=per_edge(ws),
             min_score=float(s.min()), max_score=float(s.max()),
             zero_weight_rows=rows - s.size, **scalars,
         )
