@@ -3,6 +3,7 @@ ScoreStatistics.local_fit) against the exact in-memory results, within the state
 
 from __future__ import annotations
 
+import itertools
 import warnings
 
 import numpy as np
@@ -12,11 +13,14 @@ from scipy.special import expit, logit
 import locacal
 from locacal._cells import (
     CELL_COLUMNS,
+    CELL_EXTRAS,
     NOT_FROM_CELLS,
     CellLocalCalibrator,
     auc_with_bound,
     binning_calibrator,
+    ece_thresholded_with_bound,
     report_from_statistics,
+    wmse_with_bound,
 )
 from locacal._sufficient import ScoreStatistics
 from locacal.curves._local_engine import estimate_sorted, local_params
@@ -123,15 +127,157 @@ def test_report_from_cells_within_bounds(sample):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", locacal.CalibrationWarning)
         exact = locacal.calibration_report(s, y, weights=w)
-    for name in ("n", "brier", "ece", "lcs", "auc", "accuracy"):
-        eta = 1e-6 * exact[name] if name == "lcs" else 1e-12
+    for name in ("n", "brier", "ece", "lcs", "auc", "accuracy", "log_loss",
+                 "spiegelhalter_z", "unc", "mcb", "dsc", "wmse"):
+        eta = 1e-6 * exact[name] if name in ("lcs", "wmse") else 1e-12
         assert abs(values[name] - exact[name]) <= bounds[name] + eta, name
     # QMSE has no stated bound: its bins move the rows of one cell per break (measured 1e-6)
     assert values["qmse"] == pytest.approx(exact["qmse"], rel=1e-3)
-    # NOT_FROM_CELLS also explains the report's optional extra, the thresholded ECE
-    assert set(CELL_COLUMNS) | set(NOT_FROM_CELLS) == {*REPORT_COLUMNS, "ece_thresholded"}
+    # the report's columns are either computed or explained; the optional extra too
+    assert set(CELL_COLUMNS) | set(NOT_FROM_CELLS) == set(REPORT_COLUMNS)
+    assert not set(CELL_COLUMNS) & set(NOT_FROM_CELLS)
+    assert CELL_EXTRAS == ("ece_thresholded",)
     assert values[[c for c in NOT_FROM_CELLS if c in REPORT_COLUMNS]].isna().all()
     assert values[list(CELL_COLUMNS)].notna().all()
+
+
+def _chunked(s, y, w, parts=3):
+    """The statistics of ``parts`` consecutive chunks, merged by addition."""
+    cuts = np.linspace(0, s.size, parts + 1).astype(int)
+    return ScoreStatistics.from_chunks((s[a:b], y[a:b], None if w is None else w[a:b])
+                                       for a, b in itertools.pairwise(cuts))
+
+
+def _memory_report(s, y, w):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", locacal.CalibrationWarning)
+        return locacal.calibration_report(s, y, weights=w)
+
+
+def test_log_loss_spiegelhalter_and_unc_are_exact(sample):
+    """Kept sums, merged over chunks, give the in-memory values to rounding, with scores of
+    exactly 0 and 1 on the wrong side (the log loss clips them as in memory)."""
+    s, y, w, _ = sample
+    s = s.copy()
+    s[:3], y_ = 0.0, y.copy()
+    y_[:3] = 1.0
+    s[3:6], y_[3:6] = 1.0, 0.0
+    values, bounds = report_from_statistics(_chunked(s, y_, w, parts=4), 0.5, REPORT_COLUMNS)
+    exact = _memory_report(s, y_, w)
+    for name in ("log_loss", "spiegelhalter_z", "unc"):
+        assert values[name] == pytest.approx(exact[name], rel=1e-12), name
+        assert bounds[name] == 0.0
+    assert values["log_loss"] > 6 * 36.0 / s.size  # the clipped wrong-side rows count
+    # the closed forms, computed here from the rows
+    wv = np.ones(s.size) if w is None else w
+    p = np.clip(s, 2.0**-52, 1.0 - 2.0**-52)
+    log_loss = -np.sum(wv * (y_ * np.log(p) + (1 - y_) * np.log(1 - p))) / wv.sum()
+    assert values["log_loss"] == pytest.approx(log_loss, rel=1e-12)
+    lever = 1.0 - 2.0 * s
+    z = np.sum(wv * (y_ - s) * lever) / np.sqrt(np.sum(wv**2 * lever**2 * s * (1 - s)))
+    assert values["spiegelhalter_z"] == pytest.approx(z, rel=1e-12)
+    rate = np.sum(wv * y_) / wv.sum()
+    assert values["unc"] == pytest.approx(rate * (1.0 - rate), rel=1e-12)
+
+
+def test_spiegelhalter_zero_variance_is_nan_with_warning():
+    stats = ScoreStatistics.from_arrays(np.array([0.0, 0.5, 1.0, 0.5]),
+                                        np.array([0.0, 1.0, 1.0, 0.0]))
+    with pytest.warns(locacal.CalibrationWarning, match="zero variance"):
+        assert np.isnan(stats.spiegelhalter_z())
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_corp_exact_when_each_cell_holds_one_score(weighted):
+    """Scores rounded to 1/100 sit on cell edges, one distinct score per cell: the PAV over
+    the cells is the exact PAV, and the bound says so (0; a score of exactly 0 shares cell 0
+    with (0, 1/C], which the bound counts as mixed, so the scores start at 0.01)."""
+    rng = np.random.default_rng(21)
+    s = np.clip(np.round(rng.beta(2.0, 3.0, 30_000), 2), 0.01, 1.0)
+    y = (rng.uniform(size=s.size) < s**1.4).astype(float)
+    w = rng.gamma(2.0, 1.0, s.size) if weighted else None
+    values, bounds = report_from_statistics(_chunked(s, y, w), 0.5, REPORT_COLUMNS)
+    exact = _memory_report(s, y, w)
+    for name in ("mcb", "dsc", "unc"):
+        assert values[name] == pytest.approx(exact[name], rel=1e-12), name
+        assert bounds[name] == 0.0
+    assert exact["mcb"] > 1e-3  # miscalibrated: a real PAV fit, not a constant
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_corp_within_its_bound_on_crowded_cells(weighted):
+    """Continuous scores in [0.45, 0.55], about 10 rows a cell: cells mix rows the exact PAV
+    may separate, so the cell PAV is below the exact MCB and DSC by at most the heaviest
+    mixed cell's weight share."""
+    rng = np.random.default_rng(22)
+    s = rng.uniform(0.45, 0.55, 100_000)
+    y = (rng.uniform(size=s.size) < 0.5 + 3.0 * (s - 0.5)).astype(float)
+    w = rng.gamma(2.0, 1.0, s.size) if weighted else None
+    values, bounds = report_from_statistics(_chunked(s, y, w), 0.5, REPORT_COLUMNS)
+    exact = locacal.metrics.corp_decomposition(s, y, weights=w)
+    for name in ("mcb", "dsc"):
+        err = values[name] - exact[name]
+        assert -bounds[name] - 1e-13 <= err <= 1e-13, name  # one-sided: the cells pool more
+        assert bounds[name] < 1e-3  # not vacuous (about 10 rows of 1e5 in the heaviest cell)
+        # measured: err -4.5e-6 (unit), -5.1e-6 (weighted) against bounds 2.3e-4, 2.8e-4
+    assert values["unc"] == pytest.approx(exact["unc"], rel=1e-12)
+
+
+@pytest.mark.parametrize("threshold", [0.5, 0.3])
+def test_thresholded_ece_within_the_quantile_bound(sample, threshold):
+    """The slides' thresholded ECE from merged chunks: the per-cell correct weights are
+    exact (rows on the threshold predicted positive), the quantile bins within the ECE's
+    bound."""
+    s, y, w, _ = sample
+    s = s.copy()
+    s[:50] = threshold
+    stats = _chunked(s, y, w)
+    value, bound = ece_thresholded_with_bound(stats, threshold)
+    exact = locacal.metrics.ece_thresholded(s, y, weights=w, threshold=threshold)
+    assert abs(value - exact) <= bound + 1e-12
+    assert bound < 2e-3  # not vacuous (the value is 0.11): a few rows of the cut cells
+    # measured at n = 2e4: 0 without weights (breaks at cell tops, bound 0); weighted
+    # 2.4e-5 (0.5) and 1e-17 (0.3) against bounds 9.2e-4 and 1.1e-3
+    values, bounds = report_from_statistics(stats, threshold, ("ece_thresholded",))
+    assert (values["ece_thresholded"], bounds["ece_thresholded"]) == (value, bound)
+
+
+def test_thresholded_ece_on_cell_wide_bins_is_exact():
+    """Scores rounded to 1/100 (on cell edges) fill whole cells: the quantile breaks fall
+    at cell tops, the bound is 0, the value the in-memory one; 0.5 itself is a score."""
+    rng = np.random.default_rng(23)
+    s = np.round(rng.uniform(0.0, 1.0, 5_000), 2)
+    y = (rng.uniform(size=s.size) < s).astype(float)
+    value, bound = ece_thresholded_with_bound(ScoreStatistics.from_arrays(s, y), 0.5)
+    exact = locacal.metrics.ece_thresholded(s, y, threshold=0.5)
+    assert abs(value - exact) <= bound + 1e-12
+    assert value == pytest.approx(exact, rel=1e-12)
+
+
+@pytest.mark.parametrize("nn", [0.05, 0.3])
+def test_wmse_within_its_bound(sample, nn):
+    """The WMSE's nearest-neighbour means from merged chunks, with normalised weights: within
+    the ring bound, plus the density's relative 1e-6 (2 eta / (1 - eta) of the value)."""
+    s, y, w, _ = sample
+    value, bound = wmse_with_bound(_chunked(s, y, w), nn, 51)
+    exact = locacal.metrics.wmse(s, y, weights=w, nn=nn, grid_size=51)
+    eta = 1e-6
+    assert abs(value - exact) <= bound + 2.0 * eta / (1.0 - eta) * exact
+    # not vacuous: measured at n = 2e4 errors 1e-7 to 4e-5 (unit nn = 0.05) against
+    # bounds 4e-6 to 7e-5, the WMSE being 6e-3 to 1e-2
+    assert bound < 0.02 * exact
+
+
+def test_wmse_on_tied_scores_within_its_bound():
+    """Scores rounded to 1/100: the nearest neighbours share tied places; the ring holds
+    whole tied cells."""
+    rng = np.random.default_rng(24)
+    s = np.round(rng.beta(2.0, 3.0, 20_000), 2)
+    y = (rng.uniform(size=s.size) < s).astype(float)
+    value, bound = wmse_with_bound(ScoreStatistics.from_arrays(s, y))
+    exact = locacal.metrics.wmse(s, y)
+    assert abs(value - exact) <= bound + 2e-6 * exact
+    assert bound < 1e-3  # measured error 3.4e-6 against 9e-4 (value 1.4e-3)
 
 
 def test_report_threshold_off_the_cells_is_nan():

@@ -13,7 +13,12 @@ import pandas as pd
 import pytest
 
 import locacal
-from locacal._cells import CellLocalCalibrator, binning_calibrator, report_from_statistics
+from locacal._cells import (
+    CellLocalCalibrator,
+    binning_calibrator,
+    report_from_statistics,
+    wmse_with_bound,
+)
 from locacal._sufficient import ScoreStatistics
 from locacal.curves.local import DEFAULT_LOCAL, SLIDES_LOCAL
 from locacal.simulate import logistic_dgp
@@ -93,6 +98,14 @@ def test_weights_and_other_fits(data):
     assert got == pytest.approx(stats.lcs(degree=1, kernel="tricube"), rel=1e-10)
     report = locacal.calibration_report(ds, dy, weights=dw)
     assert report["n"] == N  # rows of weight zero count, as in memory
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", locacal.CalibrationWarning)
+        memory = locacal.calibration_report(s, y, weights=w)
+    for name in ("brier", "log_loss", "spiegelhalter_z", "unc"):
+        assert report[name] == pytest.approx(memory[name], rel=1e-12), name
+    _, bounds = report_from_statistics(stats, 0.5, ("mcb", "dsc"))
+    for name in ("mcb", "dsc"):
+        assert -bounds[name] - 1e-13 <= report[name] - memory[name] <= 1e-13, name
 
 
 def test_numpy_labels_beside_dask_scores(data):
@@ -148,8 +161,19 @@ def test_report(data, kind):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", locacal.CalibrationWarning)
         memory = locacal.calibration_report(s, y)
-    for name in ("n", "brier", "accuracy", "sensitivity", "specificity"):
-        assert report[name] == pytest.approx(memory[name], rel=1e-12)
+    for name in ("n", "brier", "accuracy", "sensitivity", "specificity", "log_loss",
+                 "spiegelhalter_z", "unc"):
+        assert report[name] == pytest.approx(memory[name], rel=1e-12), name
+    _, bounds = report_from_statistics(ScoreStatistics.from_arrays(s, y), 0.5, ("mcb", "dsc"))
+    for name in ("mcb", "dsc"):  # the PAV over the cells pools more: one-sided
+        assert -bounds[name] - 1e-13 <= report[name] - memory[name] <= 1e-13, name
+    _, bound = wmse_with_bound(ScoreStatistics.from_arrays(s, y))
+    assert abs(report["wmse"] - memory["wmse"]) <= bound + 2e-6 * memory["wmse"]
+    extra = locacal.calibration_report(ds, dy, extra=("ece_thresholded",))
+    _, bounds = report_from_statistics(ScoreStatistics.from_arrays(s, y), 0.5,
+                                       ("ece_thresholded",))
+    assert abs(extra["ece_thresholded"] - locacal.metrics.ece_thresholded(s, y)) <= (
+        bounds["ece_thresholded"] + 1e-12)
     two = locacal.calibration_report({"a": ds, "b": ds}, dy)
     assert list(two["model"]) == ["a", "b"]
     assert two.loc[0, "brier"] == pytest.approx(report["brier"], rel=1e-12)
@@ -250,7 +274,7 @@ def test_cli_report_through_dask(tmp_path, data):
     assert main([*argv, "--out", str(tmp_path / "memory")]) == 0
     got = pd.read_csv(tmp_path / "dask" / "metrics.csv").set_index("metric")["value"]
     want = pd.read_csv(tmp_path / "memory" / "metrics.csv").set_index("metric")["value"]
-    for name in ("n", "brier", "accuracy", "ece"):
-        assert got[name] == pytest.approx(want[name], rel=1e-9)
-    assert np.isnan(got["log_loss"])
+    for name in ("n", "brier", "accuracy", "ece", "log_loss", "spiegelhalter_z", "unc"):
+        assert got[name] == pytest.approx(want[name], rel=1e-9), name
+    assert np.isnan(got["calib_mse"])
     assert main([*argv, "--out", str(tmp_path / "iso"), "--dask", "--method", "isotonic"]) == 2

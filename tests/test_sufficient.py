@@ -153,7 +153,11 @@ def _whole_vs_merged(whole: ScoreStatistics, merged: ScoreStatistics) -> None:
         a, b = getattr(whole, name), getattr(merged, name)
         np.testing.assert_allclose(b, a, rtol=1e-12, atol=1e-12 * np.abs(a).max(),
                                    err_msg=name)
-    assert _close(merged.brier_sum, whole.brier_sum, 1e-12)
+    for name in ("brier_sum", "log_sum", "spiegel_var"):
+        assert _close(getattr(merged, name), getattr(whole, name), 1e-12), name
+    # terms of both signs, each at most w: compare on the scale of the total weight
+    assert abs(merged.spiegel_num - whole.spiegel_num) <= 1e-12 * whole.total_weight
+    assert merged.zero_weight_rows == whole.zero_weight_rows
     assert (merged.min_score, merged.max_score) == (whole.min_score, whole.max_score)
 
 

@@ -253,10 +253,12 @@ def calibration_report(scores: Any, labels: Any, *, true_p: Any = None, weights:
         is shown when n_boot x n x models >= 2e7.
 
         Dask input (arrays, Series, DataFrames; :mod:`locacal._dask`): the columns that
-        mergeable cell statistics determine, :data:`locacal._cells.CELL_COLUMNS` (n and
-        brier exactly; accuracy, sensitivity, specificity exactly at a threshold that is a
-        multiple of 1/100800, as 0.5; ECE, QMSE, LCS and AUC within the bounds of
-        :func:`locacal._cells.report_from_statistics`), NaN for the others
+        mergeable cell statistics determine, :data:`locacal._cells.CELL_COLUMNS` (n, brier,
+        log_loss, spiegelhalter_z and unc exactly; accuracy, sensitivity, specificity
+        exactly at a threshold that is a multiple of 1/100800, as 0.5; ECE, QMSE, LCS,
+        WMSE, AUC, mcb and dsc within the bounds of
+        :func:`locacal._cells.report_from_statistics`),
+        NaN for the others
         (:data:`locacal._cells.NOT_FROM_CELLS` says why); no ``ci``, no ``true_p``.
     """
     if not isinstance(ci, bool):
