@@ -34,11 +34,12 @@ Measured (``--reps 50,20``, 2 shared cores under heavy load from other jobs, 202
     over-confident (gamma=2)       0.483  1.25  1.25  2.10     1.14   1.24    2.10    1.24     1.14
     under-confident (gamma=0.5)    1.000  0.99  0.99  1.00     0.99   0.99    1.00    0.99     0.99
 
-    smoothing_table, 10 spans (0.02 ... 1), degree 1 tricube: seconds (wall clock)
+    smoothing_table, 10 spans (0.02 ... 1), degree 1 tricube: seconds (wall clock, idle
+    machine, same run)
              n    locacal  R gcvplot
-         10000       2.29     199.40
-        100000       8.94    not run
-       1000000      52.34    not run
+         10000       0.43      57.00
+        100000       2.03    not run
+       1000000      21.49    not run
 
 Held out (``--holdout --no-timing --reps 50,20``: shapes and seeds the half-standard-error
 rule was not tuned on, 2026-11-23)::
