@@ -42,6 +42,7 @@ __all__ = [
     "assign_bins",
     "bin_statistics",
     "default_bin_size",
+    "kept_bin_statistics",
 ]
 
 STRATEGIES = ("quantile", "uniform", "adaptive")
@@ -157,6 +158,14 @@ def bin_statistics(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray |
     weight_sq = np.bincount(idx, weights=w * w, minlength=m)
     label_sum = np.bincount(idx, weights=w * labels, minlength=m)
     score_sum = np.bincount(idx, weights=w * scores, minlength=m)
+    return kept_bin_statistics(count, weight, weight_sq, label_sum, score_sum, upper)
+
+
+def kept_bin_statistics(count: np.ndarray, weight: np.ndarray, weight_sq: np.ndarray,
+                        label_sum: np.ndarray, score_sum: np.ndarray,
+                        upper: np.ndarray) -> BinStatistics:
+    """Bin statistics without the bins of zero weight; warns when a bin holds fewer than 10
+    observations."""
     keep = weight > 0
     small = count[keep] < 10
     if small.any():

@@ -33,7 +33,12 @@ from locacal._validation import (
     check_scores_labels,
     warn,
 )
-from locacal.curves._bins import STRATEGIES, BinStatistics, default_bin_size
+from locacal.curves._bins import (
+    STRATEGIES,
+    BinStatistics,
+    default_bin_size,
+    kept_bin_statistics,
+)
 from locacal.curves._local_window import SortedSample, sort_sample
 
 __all__ = ["Confusion", "PreparedSample", "SortedBins", "prepare"]
@@ -180,7 +185,7 @@ class PreparedSample:
                            else sample.weights * self._sorted_y)
         score_sum = b.sums(sample.scores if sample.weights is None
                            else sample.weights * sample.scores)
-        stats = _kept_statistics(count, weight, weight_sq, label_sum, score_sum, b.upper)
+        stats = kept_bin_statistics(count, weight, weight_sq, label_sum, score_sum, b.upper)
         self._stats[key] = stats
         return stats
 
@@ -223,7 +228,7 @@ class PreparedSample:
             label_sum = np.bincount(index, weights=w * self.labels, minlength=size)
             score_sum = np.bincount(index, weights=w * s, minlength=size)
         filled = count > 0  # empty bins are no bins, as in the sorted sample's runs
-        return _kept_statistics(count[filled], weight[filled], weight_sq[filled],
+        return kept_bin_statistics(count[filled], weight[filled], weight_sq[filled],
                                 label_sum[filled], score_sum[filled], upper[filled])
 
     @staticmethod
@@ -313,20 +318,6 @@ def _score_sums(index: np.ndarray, scores: np.ndarray, size: int) -> np.ndarray:
     low = scores - high
     return (np.bincount(index, weights=high, minlength=size)
             + np.bincount(index, weights=low, minlength=size))
-
-
-def _kept_statistics(count: np.ndarray, weight: np.ndarray, weight_sq: np.ndarray,
-                     label_sum: np.ndarray, score_sum: np.ndarray,
-                     upper: np.ndarray) -> BinStatistics:
-    """Bin statistics without the bins of zero weight; warns when a bin holds fewer than 10
-    observations."""
-    keep = weight > 0
-    small = count[keep] < 10
-    if small.any():
-        warn(f"{int(small.sum())} bin(s) hold fewer than 10 observations: their "
-             "estimates are noisy")
-    return BinStatistics(count[keep], weight[keep], weight_sq[keep], label_sum[keep],
-                         score_sum[keep], upper[keep])
 
 
 def prepare(scores: Any, labels: Any, weights: Any = None, *, true_p: Any = None,
