@@ -29,7 +29,17 @@ from typing import Any
 import numpy as np
 
 from locacal._sufficient import ScoreStatistics
-from locacal._validation import check_scores, check_scores_labels, has_dask, is_dask, warn
+from locacal._validation import (
+    check_choice,
+    check_int,
+    check_scores,
+    check_scores_labels,
+    has_dask,
+    is_dask,
+    warn,
+)
+from locacal.curves._bins import STRATEGIES
+from locacal.curves._local_engine import EVALUATIONS
 
 __all__ = ["SPLIT_EVERY", "has_dask", "is_dask", "lazy_predict", "statistics"]
 
@@ -212,9 +222,7 @@ def ece(scores: Any, labels: Any, weights: Any, bins: Any, strategy: str) -> flo
     """:func:`locacal.ece` of Dask input: uniform bins exactly (``bins`` must divide the
     100800 cells), quantile bins cut at cell edges within the bound of
     :meth:`ScoreStatistics.quantile_bins`; adaptive bins are refused."""
-    from locacal._validation import check_choice, check_int
-
-    check_choice(strategy, ("quantile", "uniform", "adaptive"), "strategy")
+    check_choice(strategy, STRATEGIES, "strategy")
     bins = check_int(bins, "bins", minimum=1)
     if strategy == "adaptive":
         raise ValueError("strategy='adaptive' is not available for Dask input (its bins of "
@@ -226,9 +234,7 @@ def ece(scores: Any, labels: Any, weights: Any, bins: Any, strategy: str) -> flo
 def lcs(scores: Any, labels: Any, weights: Any, nn: float, degree: int, kernel: str,
         evaluation: str, grid_size: int) -> float:
     """:func:`locacal.lcs` of Dask input, within :meth:`ScoreStatistics.lcs_with_bound`."""
-    from locacal._validation import check_choice
-
-    if check_choice(evaluation, ("exact", "locfit"), "evaluation") != "exact":
+    if check_choice(evaluation, EVALUATIONS, "evaluation") != "exact":
         raise ValueError("evaluation='locfit' is not available for Dask input; the LCS is "
                          "computed from cell statistics (evaluation='exact')")
     stats = statistics(scores, labels, weights)
