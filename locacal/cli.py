@@ -38,7 +38,7 @@ import secrets
 import shutil
 import sys
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -278,6 +278,27 @@ def _write_atomically(out: Path, files: dict[str, bytes]) -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
+def _analyse(models: dict[str, Any], y: Any, w: Any, args: argparse.Namespace,
+             progress: _Progress, histogram_data: Callable[[pd.DataFrame], tuple[Any, Any]]
+             ) -> tuple[pd.DataFrame, dict[str, Any], bytes, list[str]]:
+    """Metrics, curves and figure, with the warnings they raise collected (not printed);
+    ``histogram_data(metrics)`` gives the scores (one column per model) and labels the
+    figure's histograms count."""
+    with warnings.catch_warnings(record=True) as caught, _stderr_silenced(args.quiet):
+        warnings.simplefilter("always")
+        progress.doing("metrics")
+        metrics = _metrics_table(models, y, w, args)
+        curves = _curves(models, y, w, args, progress)
+        progress.doing("figure")
+        png = _figure_png(curves, *histogram_data(metrics), args.method)
+    return metrics, curves, png, _unique_messages(caught)
+
+
+def _row_count(metrics: pd.DataFrame) -> int:
+    """The number of rows, read off the metrics table (Dask input is never counted twice)."""
+    return int(metrics.loc[metrics["metric"] == "n", "value"].iloc[0])
+
+
 def _report_dask(args: argparse.Namespace, progress: _Progress
                  ) -> tuple[pd.DataFrame, dict[str, Any], bytes, list[str], int]:
     """Metrics, curves, figure, warnings and row count of data read with Dask
@@ -291,18 +312,15 @@ def _report_dask(args: argparse.Namespace, progress: _Progress
     models = {name: table.frame[name] for name in args.score}
     y = table.labels(args.label, args.pos_label)
     w = None if args.weight is None else table.frame[args.weight]
-    with warnings.catch_warnings(record=True) as caught, _stderr_silenced(args.quiet):
-        warnings.simplefilter("always")
-        progress.doing("metrics")
-        metrics = _metrics_table(models, y, w, argparse.Namespace(**{**vars(args),
-                                                                     "n_boot": 0}))
-        curves = _curves(models, y, w, args, progress)
-        progress.doing("figure")
-        n_rows = int(metrics.loc[metrics["metric"] == "n", "value"].iloc[0])
-        sample = table.histogram_sample(n_rows, [*args.score, args.label])
-        png = _figure_png(curves, {name: scores_column(sample, name) for name in args.score},
-                          labels_column(sample, args.label, args.pos_label), args.method)
-    messages = _unique_messages(caught)
+
+    def histogram_data(metrics: pd.DataFrame) -> tuple[dict[str, Any], Any]:
+        sample = table.histogram_sample(_row_count(metrics), [*args.score, args.label])
+        return ({name: scores_column(sample, name) for name in args.score},
+                labels_column(sample, args.label, args.pos_label))
+
+    no_boot = argparse.Namespace(**{**vars(args), "n_boot": 0})
+    metrics, curves, png, messages = _analyse(models, y, w, no_boot, progress, histogram_data)
+    n_rows = _row_count(metrics)
     if args.n_boot > 0:
         messages.append("no bootstrap intervals with --dask (rows are not kept): --n-boot "
                         "is ignored; metrics the cells do not determine are NaN")
@@ -326,15 +344,8 @@ def _report(args: argparse.Namespace) -> None:
             models = {name: scores_column(table, name) for name in args.score}
             y = labels_column(table, args.label, args.pos_label)
             w = None if args.weight is None else weights_column(table, args.weight)
-            with warnings.catch_warnings(record=True) as caught, \
-                    _stderr_silenced(args.quiet):
-                warnings.simplefilter("always")
-                progress.doing("metrics")
-                metrics = _metrics_table(models, y, w, args)
-                curves = _curves(models, y, w, args, progress)
-                progress.doing("figure")
-                png = _figure_png(curves, models, y, args.method)
-            messages = _unique_messages(caught)
+            metrics, curves, png, messages = _analyse(models, y, w, args, progress,
+                                                      lambda _: (models, y))
         progress.doing("HTML page")
         curve_csv = pd.concat(
             [c.to_frame().assign(model=name) for name, c in curves.items()], ignore_index=True)
