@@ -15,8 +15,7 @@ from typing import TYPE_CHECKING
 
 from locacal._lazy import attach
 from locacal._validation import CalibrationWarning
-
-__version__ = "0.1.0"
+from locacal._version import __version__ as __version__  # re-exported
 
 #: Public name -> the module that defines it.
 _EXPORTS = {
