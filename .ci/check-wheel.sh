@@ -15,7 +15,13 @@ trap 'rm -rf "$work"' EXIT
 unset PYTHONPATH PYTHONHOME
 
 echo "-- build the sdist, and the wheel from it"
-python -m build --outdir "$work/dist" . >"$work/build.log" 2>&1 \
+# from a copy of the files git tracks or would track: a locacal.egg-info left in the checkout by
+# an earlier install lists files (SOURCES.txt) that setuptools would otherwise add again
+mkdir "$work/src"
+git ls-files -z --cached --others --exclude-standard | while IFS= read -r -d '' file; do
+  if [ -e "$file" ]; then cp --parents "$file" "$work/src"; fi   # not deleted since the commit
+done
+python -m build --outdir "$work/dist" "$work/src" >"$work/build.log" 2>&1 \
   || { cat "$work/build.log"; exit 1; }
 sdist=$(ls "$work"/dist/*.tar.gz)
 wheel=$(ls "$work"/dist/*.whl)
