@@ -9,10 +9,11 @@ arrays and R's output ``out``. Numbers are shortest round-trip decimals (exact f
 
 Inputs are stored, not re-made: a test's generator may round the last bits of its arrays
 differently under another NumPy, BLAS or CPU (NumPy's SIMD ``exp``, BLAS's summation order),
-and locacal must be compared with R on the arrays R was given. The one exception is an input
-too large to store (10^4 to 10^5 rows): the test makes it with bit-stable operations only
-(PCG64 uniforms and integers, sorting, IEEE arithmetic; no ``exp``, ``log``, power or BLAS)
-and declares it in ``stable``; its file keeps its length and a sample of its values.
+and locacal must be compared with R on the arrays R was given. The exception: a test whose
+inputs would be too large to store (10^4 to 10^5 rows) makes them with bit-stable operations
+only (PCG64 uniforms and integers, sorting, IEEE arithmetic; no ``exp``, ``log``, power or
+BLAS) and declares them in ``stable`` (in all its cases alike); a file keeps a stable input's
+length and a sample of its values, and the test re-makes it.
 
 * ``RReference.inputs_and_output()`` replaces ``run_r(code, **arrays)`` in a test: it returns
   the inputs R saw and R's output, after checking that the snippet, the sourced R files and
