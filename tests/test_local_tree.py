@@ -141,11 +141,12 @@ def test_crash_condition_confirmed_by_r(copies, maxk, outcome):
     pts = slides_grid(s)
     if outcome is None:
         assert reason is None
-        ref = R_JUST_BELOW_K.values(s=s, d=d, pts=pts, nnv=np.array([0.15]),
-                                    dg=np.array([0.0]), mk=np.array([float(maxk)]))
-        tree = build_tree(sort_sample(s, d, None), LocalParams(0, 0.15, None, "rect"))
+        arrays, ref = R_JUST_BELOW_K.inputs_and_output()
+        assert arrays["mk"][0] == maxk
+        tree = build_tree(sort_sample(arrays["s"], arrays["d"], None),
+                          LocalParams(0, 0.15, None, "rect"))
         assert len(tree.vertices) == ref["nv"][0]
-        np.testing.assert_allclose(tree(pts), ref["pred"], atol=1e-12)
+        np.testing.assert_allclose(tree(arrays["pts"]), ref["pred"], atol=1e-12)
         return
     assert reason is not None and ("stack" if outcome == "segfault" else "vertex") in reason
     with pytest.raises(RuntimeError, match=outcome):
@@ -201,12 +202,11 @@ for (nnv in c(0.15, 0.5)) out[[paste0("nn", nnv)]] <- predict(locfit(d ~ lp(s, n
 def test_tree_on_tied_scores_matches_r(degree):
     """Decision-tree-like scores (20 leaves, each < 15 % of n) and exact 0/1 ties: locfit
     finishes, and the native tree agrees with predict() (measured: bit for bit)."""
-    s, d, pts = _tree_leaves_with_ties()
+    arrays, ref = R_TIED[degree].inputs_and_output()
+    s, pts = arrays["s"], arrays["pts"]
     for nn in (0.15, 0.5):
         assert locfit_tree_would_crash(s, nn=nn) is None
-    sample = sort_sample(s, d, None)
-    ref = R_TIED[degree].values(s=sample.scores, d=sample.labels.astype(float), pts=pts,
-                                dg=np.array([float(degree)]))
+    sample = sort_sample(s, arrays["d"], None)
     for nn in (0.15, 0.5):
         tree = build_tree(sample, LocalParams(degree, nn, None, "rect"))
         np.testing.assert_allclose(tree(pts), ref[f"nn{nn:g}"], atol=1e-12)

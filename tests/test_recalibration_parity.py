@@ -53,9 +53,8 @@ R_GLM = {seed: r_reference(
 
 @pytest.mark.parametrize("seed", list(R_GLM))
 def test_platt_coefficients_equal_r_glm(seed):
-    inputs = _platt_inputs(seed)
+    inputs, r = R_GLM[seed].inputs_and_output()
     s, d, w, t = (inputs[key] for key in ("s", "d", "w", "t"))
-    r = R_GLM[seed].values(s=s, d=d, w=w, t=t)
     platt = PlattCalibrator().fit(s, d)
     weighted = PlattCalibrator().fit(s, d, sample_weight=w)
     on_logit = PlattCalibrator(logit=True).fit(s, d)
@@ -95,9 +94,8 @@ R_ISOREG = {(seed, digits): r_reference(
 @pytest.mark.parametrize("seed", [1, 2])
 @pytest.mark.parametrize("digits", [None, 2])
 def test_isotonic_step_function_equals_r_isoreg(seed, digits):
-    inputs = _isotonic_inputs(seed, digits)
+    inputs, r = R_ISOREG[seed, digits].inputs_and_output()
     s, d, t = inputs["s"], inputs["d"], inputs["t"]
-    r = R_ISOREG[seed, digits].values(s=s, d=d, t=t)
     iso = IsotonicCalibrator().fit(s, d)
     # measured: max |difference| 1.1e-16 (R forms block means from cumulative sums)
     np.testing.assert_allclose(iso.predict(t), r["pred"], rtol=0, atol=1e-12)

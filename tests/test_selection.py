@@ -70,8 +70,7 @@ R_CRITERIA = {name: r_reference(f"selection/{name}", _snippet(deg, rk, wtd), _in
 @pytest.mark.parametrize("name", list(CASES))
 def test_criteria_equal_locfits(name):
     degree, kernel, _, weighted = CASES[name]
-    arrays = _inputs()
-    r = R_CRITERIA[name].values(**arrays)
+    arrays, r = R_CRITERIA[name].inputs_and_output()
     s, d, w = arrays["s"], arrays["d"], arrays["w"]
     tab = smoothing_table(s, d, degree=degree, nn=SPANS, kernel=kernel,
                           weights=w if weighted else None).table

@@ -35,6 +35,8 @@ def _rpart_inputs(data):
     return {"d": d, "x1": x[:, 0], "x2": x[:, 1], "t1": xt[:, 0], "t2": xt[:, 1]}
 
 
+# The features (uniform draws, split by a random permutation) are bit-stable and re-made; the
+# 100,000 labels go through exp (the logistic p) and are stored (tests/rreference.py).
 R_RPART = r_reference("trees/rpart_slides_data", """
 library(rpart)
 fit <- rpart(d ~ x1 + x2, data = data.frame(d = d, x1 = x1, x2 = x2),
@@ -43,7 +45,7 @@ fit <- rpart(d ~ x1 + x2, data = data.frame(d = d, x1 = x1, x2 = x2),
                                      xval = 0))
 out <- list(leaves = sum(fit$frame$var == "<leaf>"),
             pred = predict(fit, newdata = data.frame(x1 = t1, x2 = t2)))
-""", lambda: _rpart_inputs(trees.tree_data(seed=2024)))
+""", lambda: _rpart_inputs(trees.tree_data(seed=2024)), stable=("x1", "x2", "t1", "t2"))
 
 
 def test_tree_data_split_sizes_and_columns(data):
@@ -55,12 +57,13 @@ def test_tree_data_split_sizes_and_columns(data):
     pd.testing.assert_frame_equal(data["test"], again["test"])
 
 
-def test_rpart_tree_is_rs_rpart_tree(data):
+def test_rpart_tree_is_rs_rpart_tree():
     # R 4.2.2, rpart 4.1.19: rpart(d ~ x1 + x2, method = "anova", minbucket = 10,
     # minsplit = 30, cp = 0.01). Same leaves, same predictions to the last bit.
-    x, d = xy(data["train"])
-    xt = data["test"][["x1", "x2"]].to_numpy()
-    out = R_RPART.values(d=d, x1=x[:, 0], x2=x[:, 1], t1=xt[:, 0], t2=xt[:, 1])
+    arrays, out = R_RPART.inputs_and_output()
+    x = np.column_stack([arrays["x1"], arrays["x2"]])
+    xt = np.column_stack([arrays["t1"], arrays["t2"]])
+    d = arrays["d"]
     tree = trees.rpart_tree(x, d)
     assert tree.get_n_leaves() == int(out["leaves"][0]) == 6
     np.testing.assert_allclose(tree.predict(xt), out["pred"], rtol=0, atol=1e-12)

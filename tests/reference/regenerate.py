@@ -4,8 +4,9 @@
     python tests/reference/regenerate.py 'local_parity_r/*'   # names matching shell patterns
 
 Run it by hand after changing a snippet, its inputs or a sourced R file (the tests then say
-"reference ... is stale"), or to record a new R; review the diff of the numbers before
-committing. See tests/rreference.py for the file format.
+"reference ... is stale"), or to record a new R; it runs R on freshly made inputs and stores
+them with R's output. Review the diff of the numbers before committing. See
+tests/rreference.py for the file format.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pathlib import Path
 
 
 def main(patterns: list[str]) -> int:
-    from tests.rreference import REFERENCE_DIR, all_references
+    from tests.rreference import all_references, reference_files
 
     refs = all_references()
     chosen = [ref for name, ref in refs.items()
@@ -29,10 +30,9 @@ def main(patterns: list[str]) -> int:
         start = time.perf_counter()
         ref.regenerate()
         print(f"{ref.name:60s} {time.perf_counter() - start:6.1f} s")
-    unused = sorted(str(p.relative_to(REFERENCE_DIR)) for p in REFERENCE_DIR.rglob("*.json")
-                    if p.relative_to(REFERENCE_DIR).with_suffix("").as_posix() not in refs)
+    unused = sorted(reference_files() - refs.keys())
     if unused:
-        print("files no test uses (delete them):", *unused, sep="\n  ")
+        print("files no test uses (delete them):", *(f"{n}.json" for n in unused), sep="\n  ")
     return 0
 
 
