@@ -92,7 +92,9 @@ html_theme_options = {
     "footer_start": ["copyright"],
     "footer_end": ["sphinx-version", "theme-version"],
 }
-html_sidebars = {"index": []}
+# the guide's pages hold wide formulas and code: no section navigation beside them (the guide's
+# own page lists its chapters, and each page links the previous and the next one)
+html_sidebars = {"index": [], "guide/**": [], "references": []}
 # without it the theme writes an empty mode and logs "Got invalid theme mode" as an error
 html_context = {"default_mode": "auto"}
 mathjax_path = "mathjax/tex-svg.js"

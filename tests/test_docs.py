@@ -12,7 +12,8 @@ before the tests; here Chromium opens its index and the quick-start notebook and
   MathJax component: the site must work with no network);
 * the notebook's figures, rendered from the stored ``image/png`` outputs, are loaded images
   of their natural size, and the screenshot of the first one holds the coloured curves;
-* the formulas are typeset by the local MathJax (SVG in the page, no raw TeX left).
+* the formulas are typeset by the local MathJax (SVG in the page, no raw TeX left);
+* every other page written by hand or rendered from a notebook loads as cleanly.
 
 Chromium is driven through its DevTools protocol on a pipe (``--remote-debugging-pipe``):
 its ``--enable-logging=stderr`` log, which ``test_report_browser.py`` reads, gives every
@@ -169,9 +170,8 @@ MATH = """(window.MathJax && MathJax.startup ? MathJax.startup.promise : Promise
                      - document.querySelectorAll(".math mjx-container").length}))"""
 
 
-def _open(tools: DevTools, page: Path, shot: Path) -> dict[str, Any]:
-    """Load ``page``, wait for MathJax, screenshot the first notebook figure (or the top of
-    the page); the page's images, its typeset formulas and the problems reported."""
+def _load(tools: DevTools, page: Path) -> dict[str, Any]:
+    """Load ``page`` and wait for MathJax: its images, its formulas, the problems reported."""
     for domain in ("Runtime", "Log", "Page"):
         tools.page(f"{domain}.enable")
     tools.page("Emulation.setDeviceMetricsOverride", width=WINDOW[0], height=WINDOW[1],
@@ -181,7 +181,16 @@ def _open(tools: DevTools, page: Path, shot: Path) -> dict[str, Any]:
     tools.wait_for("Page.loadEventFired")
     math = tools.evaluate(MATH)
     images = tools.evaluate(IMAGES)
-    figure = next((img for img in images if img["output"] and min(img["box"]) > 0), None)
+    return {"images": images, "math": math, "problems": _problems(tools.events),
+            "title": tools.evaluate("document.title")}
+
+
+def _open(tools: DevTools, page: Path, shot: Path) -> dict[str, Any]:
+    """:func:`_load`, and a screenshot of the first notebook figure (or of the top of the
+    page) into ``shot``."""
+    opened = _load(tools, page)
+    figure = next((img for img in opened["images"] if img["output"] and min(img["box"]) > 0),
+                  None)
     clip = ({"x": figure["left"], "y": figure["top"], "width": figure["box"][0],
              "height": figure["box"][1], "scale": 1} if figure else
             {"x": 0, "y": 0, "width": WINDOW[0], "height": WINDOW[1], "scale": 1})
@@ -192,8 +201,7 @@ def _open(tools: DevTools, page: Path, shot: Path) -> dict[str, Any]:
     if artifacts and shot.name.startswith("docs-"):
         Path(artifacts).mkdir(parents=True, exist_ok=True)
         shutil.copy(shot, Path(artifacts) / shot.name)
-    return {"images": images, "math": math, "problems": _problems(tools.events),
-            "title": tools.evaluate("document.title")}
+    return opened
 
 
 @pytest.fixture(scope="module")
@@ -265,10 +273,27 @@ def test_the_notebook_page_shows_its_figures(site, tools, tmp_path):
     assert picture["coloured"] > MIN_COLOURED, picture  # the curves, not a blank box
 
 
+def test_every_written_page_loads_cleanly(site, tools):
+    """The pages written by hand or rendered from the notebooks (not the API stubs, which
+    share one template with the index's checks): no problem, every image and formula shown."""
+    pages = [p for p in sorted(site.rglob("*.html"))
+             if p.relative_to(site).parts[0] not in {"generated", "_static", "_sources"}]
+    assert len(pages) >= 20, pages  # index, api, references, 7 guide and 7 notebook pages...
+    for page in pages:
+        opened = _load(tools, page)
+        name = page.relative_to(site).as_posix()
+        assert opened["problems"] == [], name
+        assert all(img["loaded"] for img in opened["images"]), (name, opened["images"])
+        assert opened["math"]["raw"] == 0, (name, opened["math"])
+    guide = _load(tools, site / "guide" / "measure.html")
+    assert guide["math"]["svg"] > 50, guide["math"]  # its formulas are there, as SVG
+
+
 def test_the_checks_catch_a_broken_page(tools, tmp_path):
     page = tmp_path / "broken.html"
     page.write_text('<!DOCTYPE html><html><body><div class="cell_output">'
                     '<img alt="" src="missing.png"></div><script src="missing.js"></script>'
+                    '<span class="math notranslate nohighlight">\\(x^2\\)</span>'
                     '<script>console.error("drawn wrong"); notDefinedAnywhere();</script>'
                     "</body></html>", encoding="utf-8")
     opened = _open(tools, page, tmp_path / "broken.png")
@@ -277,3 +302,4 @@ def test_the_checks_catch_a_broken_page(tools, tmp_path):
     assert "console.error: drawn wrong" in problems, problems
     assert "notDefinedAnywhere" in problems, problems
     assert not any(img["loaded"] for img in opened["images"])
+    assert opened["math"]["raw"] == 1  # a formula left as TeX (no MathJax on the page)
