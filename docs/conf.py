@@ -92,9 +92,10 @@ html_theme_options = {
     "footer_start": ["copyright"],
     "footer_end": ["sphinx-version", "theme-version"],
 }
-# the guide's pages hold wide formulas and code: no section navigation beside them (the guide's
-# own page lists its chapters, and each page links the previous and the next one)
-html_sidebars = {"index": [], "guide/**": [], "references": []}
+# the guide's and the notebooks' pages hold wide formulas, code and figures: no section
+# navigation beside them (the guide's and the notebooks' own pages list them, and each page
+# links the previous and the next one)
+html_sidebars = {"index": [], "guide/**": [], "notebooks/**": [], "references": []}
 # without it the theme writes an empty mode and logs "Got invalid theme mode" as an error
 html_context = {"default_mode": "auto"}
 mathjax_path = "mathjax/tex-svg.js"
