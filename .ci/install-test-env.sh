@@ -6,7 +6,8 @@
 #   - Chromium (Debian's `chromium`), for the test that opens the report page in a browser; a
 #     failed install is only a warning (that test then skips, except under .ci/run);
 #   - locacal in editable mode with its test extras (pytest, hypothesis, betacal, ruff and
-#     rpy2 < 3.6: rpy2 3.6 does not load against Debian's R 4.2, 3.5.17 does).
+#     rpy2 < 3.6: rpy2 3.6 does not load against Debian's R 4.2, 3.5.17 does) and its docs
+#     extras (Sphinx and what the site's build needs).
 # Conda users: `conda env create -f environment.yml` gives the same environment (no Chromium).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -38,4 +39,4 @@ if ! command -v chromium >/dev/null 2>&1 && ! command -v chromium-browser >/dev/
   fi
 fi
 
-python -m pip install -q -e ".[test]"
+python -m pip install -q -e ".[test,docs]"

@@ -247,7 +247,7 @@ class ReliabilityDisplay:
 
     def summary(self) -> pd.DataFrame:
         """One row per model (index ``model``): ``n``, ``events``, ``mean_score``,
-        ``event_rate``, ``max_gap`` (the largest |ĝ(p) - p| on the curve's grid, a quick
+        ``event_rate``, ``max_gap`` (the largest ``|ĝ(p) - p|`` on the curve's grid, a quick
         reading of the picture, not a calibrated metric: see
         :func:`~locacal.calibration_report`) and ``method``."""
         rows = {name: {"n": s.size, "events": float(self.labels.sum()),

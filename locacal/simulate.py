@@ -21,6 +21,8 @@ Seeds
 :class:`~numpy.random.SeedSequence` child per sample, so that sample i's draws do not depend
 on how samples are shared among workers.
 
+The processes are those of [MC24]_ (after [GKS22]_) and [N15]_.
+
 References
 ----------
 .. [MC24] Machado, A. F., Charpentier, A., Flachaire, E., Gallic, E. and Hu, F. (2024).
@@ -88,7 +90,9 @@ def logistic_dgp(
     noise_sd: float = 0.5,
     seed: Any = None,
 ) -> pd.DataFrame:
-    r"""The slides' logistic process with a distorted score ([MC24]_ §3, after [GKS22]_).
+    r"""The slides' logistic process with a distorted score (Machado et al. 2024, §3).
+
+    After Gutman, Karavani & Shimoni (2022):
 
     .. math::
 
@@ -160,7 +164,9 @@ def tree_dgp(
     a: Sequence[float] = TREE_A,
     seed: Any = None,
 ) -> pd.DataFrame:
-    r"""The slides' two-feature process for the tree case study ([MC24]_ §5.1, eq. 10).
+    r"""The slides' two-feature process for the tree case study (Machado et al. 2024, §5.1).
+
+    Eq. 10 of the slides:
 
     .. math::
 
@@ -197,7 +203,7 @@ def tree_dgp(
 
 
 def distort(p: Any, k: float) -> np.ndarray:
-    r"""The thesis's distortion t(p) with parameter k ([N15]_ §4.3.1), read as
+    r"""The thesis's distortion t(p) with parameter k (Nguyen 2015, §4.3.1), read as
 
     .. math::
 
@@ -227,7 +233,7 @@ def synthetic_pairs(
     beta: Sequence[float] = (0.5, 0.5),
     seed: Any = None,
 ) -> pd.DataFrame:
-    r"""The thesis's synthetic prediction–observation pairs ([N15]_ §4.3.1).
+    r"""The thesis's synthetic prediction–observation pairs (Nguyen 2015, §4.3.1).
 
     .. math::
 

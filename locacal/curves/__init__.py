@@ -12,11 +12,13 @@ recalibration map (``curve(new_scores)`` is ``curve.estimator.predict(new_scores
 ``"binning"``         :class:`BinningCalibrator`                  :mod:`.binning`
 ``"lowess"``          :class:`LowessCalibrator`                   :mod:`.lowess`
 ``"kernel"``          :class:`KernelCalibrator`                   :mod:`.kernel`
-``"locfit"``          ``LocalRegressionCalibrator(backend="locfit", evaluation="locfit")``
+``"locfit"``          :class:`LocalRegressionCalibrator`          :mod:`.rlocfit` (R's locfit)
 ``"isotonic"``        :class:`IsotonicCalibrator`                 :mod:`.isotonic`
 ``"platt"``           :class:`PlattCalibrator`                    :mod:`.platt`
 ``"beta"``            :class:`BetaCalibrator`                     :mod:`.beta`
 ====================  ==========================================  ==========================
+
+``method="locfit"`` is ``LocalRegressionCalibrator(backend="locfit", evaluation="locfit")``.
 """
 
 from locacal._lazy import attach

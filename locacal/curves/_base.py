@@ -78,8 +78,8 @@ def _as_scores(X: Any, name: str) -> np.ndarray:
 class BaseCalibrator(TransformerMixin, BaseEstimator):
     """Shared protocol of locacal's calibrators (not for direct use; see the subclasses).
 
-    Attributes set by ``fit``
-    -------------------------
+    Attributes
+    ----------
     n_features_in_ : int
         Always 1 (the score).
     weight_sum_ : float

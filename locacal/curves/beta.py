@@ -60,10 +60,10 @@ class BetaCalibrator(BaseCalibrator):
     Attributes
     ----------
     a_, b_, c_ : float
-        Fitted coefficients (a_ >= 0, b_ >= 0).
+        Fitted coefficients (``a_ >= 0``, ``b_ >= 0``).
     m_ : float
         Score mapped to 1/2; NaN when the map stays on one side of 1/2 over (0, 1) (possible
-        when a_ or b_ is 0).
+        when ``a_`` or ``b_`` is 0).
     covariance_ : ndarray
         Inverse Fisher information of the free coefficients (c, a, b; those the variant or
         the monotonicity rule fixes are left out): the pointwise band of :meth:`curve` is

@@ -124,7 +124,7 @@ class LocalRegressionCalibrator(BaseCalibrator):
         A criterion name (with ``nn=None``) chooses it over
         :func:`~locacal.curves.selection.default_h_grid`.
     kernel : {"rect", "tricube", "gauss", "epan"}, default "tricube"
-        locfit's kernels: ``rect`` 1, ``tricube`` (1 - |u|^3)^3, ``epan`` 1 - u^2 on
+        locfit's kernels: ``rect`` 1, ``tricube`` ``(1 - |u|^3)^3``, ``epan`` ``1 - u^2`` on
         ``|u| <= 1``; ``gauss`` exp(-(2.5 u)^2 / 2).
     evaluation : {"exact", "locfit"}, default "exact"
         ``"exact"``: the local fit at every requested score. ``"locfit"``: locfit's adaptive

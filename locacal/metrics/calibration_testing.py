@@ -201,7 +201,7 @@ def calibration_test(scores: Any, labels: Any, *, statistic: str = "lcs", method
     G - 2: the scores tested here are taken as given, not fitted on these labels, and then C
     is approximately chi-square on G (Hosmer, Lemeshow & Sturdivant 2013, §5.2.2; G - 2
     rejects 11.5% of calibrated samples at level 5% with 10 groups). ``"spiegelhalter"``:
-    |z| against the standard normal, p = 2 Phi(-|z|). None of ``"lcs"``, ``"ece"``,
+    ``|z|`` against the standard normal, ``p = 2 Phi(-|z|)``. None of ``"lcs"``, ``"ece"``,
     ``"brier"`` and ``"mcb"`` has one, so ``method="asymptotic"`` raises ``ValueError`` for
     them.
 

@@ -205,7 +205,7 @@ def calibration_intercept_slope(scores: Any, labels: Any, *, weights: Any = None
 @public_api
 def calibration_errors(scores: Any, labels: Any, *, weights: Any = None,
                        smoother: str = "lowess") -> pd.Series:
-    r"""ICI, E50, E90 and Emax: summaries of |g(s_i) - s_i| over the observations.
+    r"""ICI, E50, E90 and Emax: summaries of ``|g(s_i) - s_i|`` over the observations.
 
     g is a smoothed calibration curve; the Integrated Calibration Index is the mean absolute
     difference, E50 / E90 its median and 90th percentile, Emax its maximum (Austin &
