@@ -30,9 +30,11 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from locacal._validation import (
+    check_aligned,
     check_labels,
     check_level,
     check_scores,
+    check_seed,
     check_weights,
     has_dask,
     positive_weight_rows,
@@ -102,6 +104,9 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> BaseCalibrator:
         """Fit the map g on scores ``X`` and 0/1 labels ``y``.
 
+        pandas inputs must share one index, as for every function of locacal: rows are
+        paired by position (:func:`locacal._validation.check_aligned`).
+
         Parameters
         ----------
         X : array-like of shape (n,) or (n, 1)
@@ -122,6 +127,7 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
                             "use calibration_curve(..., method='binning' or 'local'), whose "
                             ".estimator is fitted from cell statistics, or fit on a sample")
         s = _as_scores(X, SCORES)
+        check_aligned({SCORES: X, LABELS: y, "sample_weight": sample_weight})
         d = check_labels(y, s.size, LABELS)
         w = check_weights(sample_weight, s.size, "sample_weight")
         s, d, w = positive_weight_rows(s, d, w)
@@ -210,6 +216,7 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
         level = check_level(level)
         interval = check_interval(interval)
         n_boot = check_n_boot(n_boot)
+        seed = check_seed(seed)
         points = self._default_grid() if grid is None else check_scores(grid, "grid")
         if band == "pointwise" and not self._has_pointwise_band():
             band = "bootstrap"

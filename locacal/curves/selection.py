@@ -94,6 +94,7 @@ from locacal._validation import (
     check_int,
     check_scores_labels,
     positive_weight_rows,
+    public_api,
 )
 from locacal.curves._local_blocks import BlockCache
 from locacal.curves._local_exact import ExactLocalMap
@@ -250,6 +251,7 @@ class SmoothingTable:
                            figure=figure)
 
 
+@public_api
 def smoothing_table(scores: Any, labels: Any, *, degree: int = 1, nn: Any = None,
                     h: Any = None, kernel: str = "tricube",
                     weights: Any = None) -> SmoothingTable:
@@ -259,7 +261,8 @@ def smoothing_table(scores: Any, labels: Any, *, degree: int = 1, nn: Any = None
     Parameters
     ----------
     scores, labels : array-like of shape (n,)
-        Scores in [0, 1] and 0/1 labels.
+        Scores in [0, 1] and 0/1 labels (or two class names with ``pos_label``, the
+        positive class, as for every function of locacal that takes labels).
     degree : {0, 1, 2}, default 1
     nn : array-like of floats in (0, 1], optional
         Spans (nearest-neighbour fractions). Default: :func:`default_nn_grid` (unless ``h``

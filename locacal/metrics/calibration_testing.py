@@ -26,6 +26,7 @@ from locacal._validation import (
     check_choice,
     check_int,
     check_scores_labels,
+    check_seed,
     positive_weight_rows,
     public_api,
 )
@@ -252,6 +253,7 @@ def calibration_test(scores: Any, labels: Any, *, statistic: str = "lcs", method
     check_choice(statistic, tuple(STATISTICS), "statistic")
     check_choice(method, METHODS, "method")
     n_resamples = check_int(n_resamples, "n_resamples", minimum=1)
+    seed = check_seed(seed)
     spec = STATISTICS[statistic]
     if method == "auto":
         method = _auto_method(spec, s)

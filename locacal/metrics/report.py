@@ -19,6 +19,7 @@ from locacal._validation import (
     check_level,
     check_probabilities,
     check_scores_labels,
+    check_seed,
     has_dask,
     is_dask,
     public_api,
@@ -263,6 +264,7 @@ def calibration_report(scores: Any, labels: Any, *, true_p: Any = None, weights:
     """
     if not isinstance(ci, bool):
         raise TypeError(f"ci must be True or False, got {ci!r}")
+    seed = check_seed(seed)
     columns = _columns(clinical, extra, true_p)
     inputs = scores.values() if isinstance(scores, Mapping) else [scores]
     if has_dask(labels, weights, true_p, *inputs):
@@ -363,6 +365,9 @@ def explain_report(report: pd.Series | pd.DataFrame) -> pd.DataFrame:
     else:  # ci=True, one model: indexed by metric
         table = report.copy()
     names = table["metric"] if "metric" in table.columns else table.index
+    if len(names) == 0:
+        raise ValueError(f"report is an empty {type(report).__name__}: it holds no metric to "
+                         "explain; pass what calibration_report returns")
     unknown = [m for m in names if m not in METRICS]
     if unknown:
         raise ValueError(f"report holds metrics locacal does not know: {unknown}")

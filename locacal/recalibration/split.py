@@ -8,6 +8,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from locacal._validation import as_1d_float, check_seed
+
 __all__ = ["SLIDES_PROPORTIONS", "SPLIT_NAMES", "TREE_PROPORTIONS", "split"]
 
 SPLIT_NAMES = ("train", "calibration", "test")
@@ -20,10 +22,7 @@ TREE_PROPORTIONS = (0.5, 0.25, 0.25)
 
 
 def _check_proportions(proportions: Any) -> np.ndarray:
-    try:
-        p = np.asarray(proportions, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise TypeError(f"proportions must be three numbers, got {proportions!r}") from None
+    p = as_1d_float(proportions, "proportions")
     if p.shape != (3,):
         raise ValueError(f"proportions must be three numbers (train, calibration, test), "
                          f"got {proportions!r}")
@@ -104,6 +103,7 @@ def split(
     [6, 2, 2]
     """
     p = _check_proportions(proportions)
+    seed = check_seed(seed)
     arrays = data_or_arrays
     if isinstance(arrays, tuple | list):
         if len(arrays) == 0:

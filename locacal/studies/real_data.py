@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from locacal._validation import check_choice
+from locacal._validation import check_choice, check_seed
 from locacal.studies._parallel import child_seeds
 
 if TYPE_CHECKING:
@@ -188,6 +188,7 @@ def real_data_study(
     """
     from locacal.recalibration import recalibrate, split
 
+    seed = check_seed(seed, kind="int")
     split_seed, model_seed = child_seeds(seed, 2)
     frame = load_fair()
     parts = split(frame, proportions, seed=np.random.default_rng(split_seed), stratify="label")

@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from locacal import simulate
-from locacal._validation import check_int, check_positive
+from locacal._validation import check_int, check_positive, check_seed
 from locacal.recalibration.split import SLIDES_PROPORTIONS, split
 from locacal.recalibration.workflow import recalibrate
 
@@ -37,9 +37,7 @@ DEFAULT_METHODS = ("platt", "isotonic", "beta", "local")
 
 
 def _children(seed: Any, n: int) -> list[np.random.SeedSequence]:
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
-        raise TypeError(f"seed must be an int, got {seed!r}")
-    return np.random.SeedSequence(int(seed)).spawn(n)
+    return np.random.SeedSequence(check_seed(seed, kind="int")).spawn(n)
 
 
 def _rows(result: Any, sample: int) -> pd.DataFrame:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from locacal._validation import check_choice
+from locacal._validation import check_choice, check_seed
 from locacal.divergence import kl_divergence
 from locacal.recalibration.split import TREE_PROPORTIONS
 from locacal.recalibration.workflow import recalibrate
@@ -145,6 +145,7 @@ def tree_case_study(
     TreeCaseStudy
         ``.table``, ``.summary(split)``, ``.models``, ``.recalibrations``, ``.data``.
     """
+    seed = check_seed(seed, kind="int")
     data = tree_data(n_obs, proportions=proportions, seed=seed)
     x_train, y_train = _features(data["train"]), data["train"]["label"].to_numpy()
     leaf = _min_leaf(min_leaf, y_train.size)

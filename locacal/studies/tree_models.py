@@ -17,6 +17,7 @@ Recursive Partitioning Using the RPART Routines* (the complexity parameter cp).
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -26,7 +27,7 @@ from sklearn.model_selection import KFold
 from sklearn.tree import DecisionTreeRegressor
 
 from locacal import simulate
-from locacal._validation import check_int, check_labels
+from locacal._validation import check_int, check_labels, plain
 from locacal.recalibration.split import SPLIT_NAMES, TREE_PROPORTIONS, split
 from locacal.studies._parallel import child_seeds
 
@@ -94,9 +95,11 @@ def _tree(min_leaf: int, ccp_alpha: float = 0.0, random_state: int = 0) -> Decis
 
 
 def _check_cp(cp: Any, name: str = "cp") -> float:
+    if isinstance(cp, bool) or not isinstance(cp, numbers.Real):
+        raise TypeError(f"{name} must be a number, got {plain(cp)!r}")
     value = float(cp)
     if not (np.isfinite(value) and value >= 0):
-        raise ValueError(f"{name} must be a finite number >= 0, got {cp!r}")
+        raise ValueError(f"{name} must be a finite number >= 0, got {plain(cp)!r}")
     return value
 
 
