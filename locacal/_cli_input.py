@@ -115,13 +115,13 @@ def _matches(column: pd.Series, pos_label: str, name: str) -> np.ndarray:
         lowered = pos_label.strip().lower()
         if lowered not in ("true", "false", "1", "0"):
             raise InputError(f"label column {name!r} holds true/false values; --pos-label "
-                             f"{pos_label!r} is neither")
+                             f"{plain(pos_label)!r} is neither")
         return column.to_numpy() == (lowered in ("true", "1"))
     if column.dtype.kind in "iuf":
         try:
             target = float(pos_label)
         except ValueError:
-            raise InputError(f"label column {name!r} is numeric; --pos-label {pos_label!r} "
+            raise InputError(f"label column {name!r} is numeric; --pos-label {plain(pos_label)!r} "
                              "is not a number") from None
         return column.to_numpy(dtype=np.float64) == target
     return column.astype(str).to_numpy() == pos_label
@@ -150,7 +150,7 @@ def labels_column(table: pd.DataFrame, name: str, pos_label: str | None) -> np.n
     if pos_label is not None:
         y = _matches(column, pos_label, name)
         if not y.any():
-            raise InputError(f"--pos-label {pos_label!r} is not a value of label column "
+            raise InputError(f"--pos-label {plain(pos_label)!r} is not a value of label column "
                              f"{name!r}, which holds {shown}")
         return y.astype(np.float64)
     if column.dtype.kind == "b":

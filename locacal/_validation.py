@@ -70,11 +70,13 @@ __all__ = [
     "as_1d_float",
     "binary_labels",
     "check_aligned",
+    "check_bool",
     "check_choice",
     "check_fraction",
     "check_int",
     "check_labels",
     "check_level",
+    "check_nonnegative",
     "check_positive",
     "check_probabilities",
     "check_scores",
@@ -680,9 +682,7 @@ def check_probabilities(values: Any, n: int, name: str = "true_p") -> np.ndarray
 
 def check_fraction(value: Any, name: str, *, low_open: bool = True) -> float:
     """Validate a fraction in (0, 1] (or [0, 1] with ``low_open=False``)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a number, got {type(value).__name__}")
-    v = float(value)
+    v = _real(value, name)
     ok = (0.0 < v <= 1.0) if low_open else (0.0 <= v <= 1.0)
     if not ok:
         interval = "(0, 1]" if low_open else "[0, 1]"
@@ -703,21 +703,40 @@ def positive_weight_rows(scores: np.ndarray, labels: np.ndarray,
 
 def check_level(level: Any, name: str = "level") -> float:
     """Validate a confidence level in the open interval (0, 1)."""
-    if isinstance(level, bool) or not isinstance(level, numbers.Real):
-        raise TypeError(f"{name} must be a number, got {type(level).__name__}")
-    if not 0.0 < float(level) < 1.0:
+    if not 0.0 < _real(level, name) < 1.0:
         raise ValueError(f"{name} must lie in (0, 1), got {plain(level)!r}")
     return float(level)
 
 
+def _real(value: Any, name: str) -> float:
+    """``value`` as a float if it is a real number (not a bool, not text); TypeError else."""
+    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number, got {plain(value)!r}")
+    return float(value)
+
+
 def check_positive(value: Any, name: str) -> float:
     """Validate a finite, strictly positive number."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a number, got {type(value).__name__}")
-    v = float(value)
+    v = _real(value, name)
     if not (np.isfinite(v) and v > 0):
         raise ValueError(f"{name} must be a finite positive number, got {plain(value)!r}")
     return v
+
+
+def check_nonnegative(value: Any, name: str) -> float:
+    """Validate a finite number >= 0."""
+    v = _real(value, name)
+    if not (np.isfinite(v) and v >= 0):
+        raise ValueError(f"{name} must be a finite number >= 0, got {plain(value)!r}")
+    return v
+
+
+def check_bool(value: Any, name: str) -> bool:
+    """Validate a flag: True or False (a NumPy bool too). Anything else, even a truthy
+    string such as "yes" or the integer 1, is a TypeError naming the argument."""
+    if not isinstance(value, bool | np.bool_):
+        raise TypeError(f"{name} must be True or False, got {plain(value)!r}")
+    return bool(value)
 
 
 def check_int(value: Any, name: str, *, minimum: int | None = None,

@@ -127,14 +127,15 @@ def _calibrator(label: str, spec: Any) -> BaseCalibrator:
 
     if isinstance(spec, BaseCalibrator):
         return spec
-    if isinstance(spec, str):
-        return make_calibrator(spec)
-    if isinstance(spec, Mapping):
-        options = dict(spec)
+    if isinstance(spec, str | Mapping):
+        options = {"method": spec} if isinstance(spec, str) else dict(spec)
         if "method" not in options:
             raise ValueError(f"specs[{label!r}] must name its 'method', got keys "
                              f"{sorted(options)}")
-        return make_calibrator(options.pop("method"), **options)
+        try:
+            return make_calibrator(options.pop("method"), **options)
+        except (TypeError, ValueError) as err:
+            raise type(err)(f"specs[{label!r}]: {err}") from None
     raise TypeError(f"specs[{label!r}] must be a method name, a dict with 'method' and its "
                     f"options, or a locacal calibrator; got {type(spec).__name__}")
 

@@ -10,6 +10,7 @@ from locacal._validation import (
     check_scores_labels,
     check_seed,
     has_dask,
+    plain,
     public_api,
 )
 from locacal.curves._base import BaseCalibrator
@@ -49,7 +50,7 @@ def make_calibrator(method: str, **params: Any) -> BaseCalibrator:
     known = cls._get_param_names()
     unknown = sorted(set(params) - set(known))
     if unknown:
-        raise TypeError(f"method={method!r} has no option(s) {unknown}; its options are "
+        raise TypeError(f"method={plain(method)!r} has no option(s) {unknown}; its options are "
                         f"{known}")
     return cls(**{**implied, **params})
 

@@ -17,6 +17,7 @@ from locacal._validation import (
     check_int,
     check_seed,
     has_dask,
+    plain,
     public_api,
     warn,
 )
@@ -401,7 +402,7 @@ def calib_mse_interval(scores: Any, labels: Any, *, weights: Any = None,
     method = check_choice(method, CALIB_MSE_INTERVALS, "method")
     level = check_fraction(level, "level")
     if level >= 1.0:
-        raise ValueError(f"level must lie in (0, 1), got {level!r}")
+        raise ValueError(f"level must lie in (0, 1), got {plain(level)!r}")
     n_samples = check_int(n_samples, "n_samples", minimum=2)
     seed = check_seed(seed)
     st = sample.bin_statistics("adaptive", bin_size=bin_size)

@@ -27,6 +27,7 @@ from locacal._validation import (
     check_int,
     check_scores_labels,
     check_seed,
+    plain,
     positive_weight_rows,
     public_api,
 )
@@ -259,7 +260,7 @@ def calibration_test(scores: Any, labels: Any, *, statistic: str = "lcs", method
         method = _auto_method(spec, s)
     if method == "asymptotic":
         if spec.asymptotic is None:
-            raise ValueError(f"statistic {statistic!r} has no known asymptotic null "
+            raise ValueError(f"statistic {plain(statistic)!r} has no known asymptotic null "
                              "distribution; use method='resampling' (or 'auto')")
         value, pvalue = spec.asymptotic(s, y, w)
         return CalibrationTestResult(float(value), float(pvalue), None, method, spec.label,

@@ -14,7 +14,7 @@ import numpy as np
 from joblib import Parallel, delayed
 from tqdm.auto import tqdm
 
-from locacal._validation import check_int, check_seed
+from locacal._validation import check_bool, check_int, check_seed
 
 __all__ = ["child_seeds", "parallel_map"]
 
@@ -39,6 +39,7 @@ def parallel_map(func: Callable[..., T], tasks: Sequence[Any], *, n_jobs: int | 
                  progress: bool = True, desc: str | None = None) -> list[T]:
     """``[func(*task) for task in tasks]`` on ``n_jobs`` workers (joblib; -1: all cores),
     results in task order, with a tqdm progress bar unless ``progress=False``."""
+    check_bool(progress, "progress")
     if n_jobs is not None:
         n_jobs = check_int(n_jobs, "n_jobs")
         if n_jobs == 0:

@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from locacal import simulate
-from locacal._validation import check_int, check_positive, check_seed
+from locacal._validation import check_int, check_positive, check_seed, plain
 from locacal.recalibration.split import SLIDES_PROPORTIONS, split
 from locacal.recalibration.workflow import recalibrate
 
@@ -143,7 +143,7 @@ def study_summary(table: pd.DataFrame, *, split: str = "test",
     """
     part = table[table["split"] == split]
     if part.empty:
-        raise ValueError(f"the table has no rows for split {split!r}")
+        raise ValueError(f"the table has no rows for split {plain(split)!r}")
     missing = [m for m in metrics if m not in part.columns]
     if missing:
         raise ValueError(f"the table has no metric columns {missing}")

@@ -22,12 +22,17 @@ import numpy as np
 import pandas as pd
 from sklearn.ensemble import RandomForestRegressor
 
-from locacal._validation import as_1d_float, check_choice, check_int, check_seed
+from locacal._validation import (
+    as_1d_float,
+    check_choice,
+    check_int,
+    check_nonnegative,
+    check_seed,
+)
 from locacal.metrics.registry import evaluate
 from locacal.studies._parallel import parallel_map
 from locacal.studies.tree_models import (
     SPLITS,
-    _check_cp,
     _check_data,
     _features,
     _leaf_holders,
@@ -199,7 +204,7 @@ def tree_grid_study(
     seed = check_seed(seed, kind="int")
     leaves = [check_int(v, "min_leaves", minimum=1) for v in as_1d_float(min_leaves,
                                                                           "min_leaves")]
-    cp_values = np.array([_check_cp(cp, "cps") for cp in as_1d_float(cps, "cps")])
+    cp_values = np.array([check_nonnegative(cp, "cps") for cp in as_1d_float(cps, "cps")])
     data = _grid_data(data, seed)
     train = data["train"]
     labels = train["label"].to_numpy()
