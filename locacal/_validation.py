@@ -269,7 +269,8 @@ def _float_column(values: Any, name: str, *, proba_hint: bool = False,
 
 
 def _is_missing(value: Any) -> bool:
-    """Whether an element of an object array is a missing value: None, NaN or pandas' NA."""
+    """Whether an element of an object array is None or pandas' NA (a NaN is a number, left
+    to the finite check)."""
     if value is None:
         return True
     pd = sys.modules.get("pandas")  # pandas' NA exists only once pandas is imported
@@ -294,7 +295,7 @@ def _object_numbers(arr: np.ndarray, name: str) -> np.ndarray:
             if isinstance(flat[i], str | bytes):
                 _refuse_text(flat, i, name)
             raise TypeError(f"{name} must contain numbers only; position {i} holds "
-                            f"{flat[i]!r} ({type(flat[i]).__name__})")
+                            f"{plain(flat[i])!r} ({type(flat[i]).__name__})")
         flat = np.where(missing, np.nan, flat)
     try:
         return flat.astype(np.float64).reshape(arr.shape)
@@ -311,9 +312,8 @@ def _refuse_text(flat: np.ndarray, i: int, name: str) -> None:
     means a damaged file (a stray header, a comma decimal, a "NA"), which the user should
     see, not have guessed past. Convert it first, e.g. with :func:`pandas.to_numeric`.
     """
-    value = flat[i]
-    shown = value.item() if isinstance(value, np.generic) else value
-    raise TypeError(f"{name} must contain numbers, not text: position {i} holds {shown!r}; "
+    raise TypeError(f"{name} must contain numbers, not text: position {i} holds "
+                    f"{plain(flat[i])!r}; "
                     f"convert {name} to numbers first (e.g. pandas.to_numeric)")
 
 
