@@ -23,7 +23,7 @@ import pandas as pd
 from sklearn.isotonic import isotonic_regression
 
 from locacal._sufficient import CELLS, EDGES, ScoreStatistics
-from locacal._validation import check_choice, check_int, warn
+from locacal._validation import check_choice, check_int, plain, warn
 from locacal.curves._base import BaseCalibrator
 from locacal.curves._bins import DEFAULT_BINS
 from locacal.curves.bands import proportion_band
@@ -122,8 +122,8 @@ class CellLocalCalibrator(BaseCalibrator):
     def _check_params(self) -> None:
         if self.degree not in (0, 1) or self.kernel not in ("rect", "tricube"):
             raise ValueError("from cell statistics (Dask input) the local fit has degree 0 or "
-                             f"1 and kernel 'rect' or 'tricube'; got degree={self.degree!r}, "
-                             f"kernel={self.kernel!r}")
+                             "1 and kernel 'rect' or 'tricube'; got "
+                             f"degree={plain(self.degree)!r}, kernel={plain(self.kernel)!r}")
 
     def _fit(self, s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> None:
         self._check_params()
@@ -362,7 +362,7 @@ def report_from_statistics(stats: ScoreStatistics, threshold: float = 0.5,
         values["specificity"] = tn / (tn + fp) if tn + fp > 0 else float("nan")
         bounds.update(accuracy=0.0, sensitivity=0.0, specificity=0.0)
     else:
-        warn(f"threshold={threshold!r} is not a multiple of 1/{CELLS}: accuracy, "
+        warn(f"threshold={plain(threshold)!r} is not a multiple of 1/{CELLS}: accuracy, "
              "sensitivity, specificity (and the thresholded ECE) are NaN for Dask input")
     names = columns or CELL_COLUMNS
     return (pd.Series({c: values.get(c, np.nan) for c in names}, name="value"),

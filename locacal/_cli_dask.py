@@ -17,6 +17,7 @@ from typing import Any
 import pandas as pd
 
 from locacal._cli_input import PARQUET_SUFFIXES, InputError
+from locacal._validation import plain
 
 __all__ = ["AUTO_BYTES", "HISTOGRAM_ROWS", "DaskTable", "read_dask", "use_dask"]
 
@@ -51,7 +52,7 @@ class DaskTable:
         missing = [c for c in columns if c not in frame.columns]
         if missing:
             shown = ", ".join(repr(str(c)) for c in frame.columns)
-            raise InputError(f"column {missing[0]!r} is not in the data; its columns are "
+            raise InputError(f"column {plain(missing[0])!r} is not in the data; its columns are "
                              f"{shown}")
         self.frame = frame[columns]
 
@@ -68,7 +69,7 @@ class DaskTable:
                 return column == float(pos_label)
             except ValueError:
                 raise InputError(f"label column {name!r} is numeric; --pos-label "
-                                 f"{pos_label!r} is not a number") from None
+                                 f"{plain(pos_label)!r} is not a number") from None
         return column.astype(str) == pos_label
 
     def histogram_sample(self, n_rows: int, columns: list[str]) -> pd.DataFrame:

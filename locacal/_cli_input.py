@@ -13,6 +13,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from locacal._validation import plain
+
 __all__ = ["InputError", "labels_column", "read_table", "scores_column", "weights_column"]
 
 #: File suffixes read as Parquet; anything else is read as CSV.
@@ -78,7 +80,7 @@ def _numeric(column: pd.Series, name: str, role: str) -> np.ndarray:
     bad = np.isnan(values) | empty
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        what = "is empty" if empty[i] else f"{raw[i]!r} is not a number"
+        what = "is empty" if empty[i] else f"{plain(raw[i])!r} is not a number"
         raise InputError(f"{role} column {name!r}, {_row(i)}: the value {what}")
     return values
 
@@ -89,7 +91,7 @@ def scores_column(table: pd.DataFrame, name: str) -> np.ndarray:
     outside = ~((s >= 0.0) & (s <= 1.0))  # also catches +-inf
     if outside.any():
         i = int(np.flatnonzero(outside)[0])
-        raise InputError(f"score column {name!r}, {_row(i)}: the value {s[i]!r} is outside "
+        raise InputError(f"score column {name!r}, {_row(i)}: the value {plain(s[i])!r} is outside "
                          "[0, 1] (scores must be probabilities)")
     return s
 
@@ -100,7 +102,7 @@ def weights_column(table: pd.DataFrame, name: str) -> np.ndarray:
     bad = ~(np.isfinite(w) & (w >= 0.0))
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        raise InputError(f"weight column {name!r}, {_row(i)}: the value {w[i]!r} is not a "
+        raise InputError(f"weight column {name!r}, {_row(i)}: the value {plain(w[i])!r} is not a "
                          "finite non-negative number")
     if not (w > 0).any():
         raise InputError(f"weight column {name!r}: every weight is zero")
@@ -113,13 +115,13 @@ def _matches(column: pd.Series, pos_label: str, name: str) -> np.ndarray:
         lowered = pos_label.strip().lower()
         if lowered not in ("true", "false", "1", "0"):
             raise InputError(f"label column {name!r} holds true/false values; --pos-label "
-                             f"{pos_label!r} is neither")
+                             f"{plain(pos_label)!r} is neither")
         return column.to_numpy() == (lowered in ("true", "1"))
     if column.dtype.kind in "iuf":
         try:
             target = float(pos_label)
         except ValueError:
-            raise InputError(f"label column {name!r} is numeric; --pos-label {pos_label!r} "
+            raise InputError(f"label column {name!r} is numeric; --pos-label {plain(pos_label)!r} "
                              "is not a number") from None
         return column.to_numpy(dtype=np.float64) == target
     return column.astype(str).to_numpy() == pos_label
@@ -141,13 +143,14 @@ def labels_column(table: pd.DataFrame, name: str, pos_label: str | None) -> np.n
     if len(classes) > 2:
         i = int(np.flatnonzero(codes == 2)[0])
         raise InputError(f"label column {name!r}, {_row(i)}: a third distinct value "
-                         f"{classes[2]!r} (after {classes[0]!r} and {classes[1]!r}); labels "
+                         f"{plain(classes[2])!r} (after {plain(classes[0])!r} and "
+                         f"{plain(classes[1])!r}); labels "
                          "must hold two classes")
-    shown = ", ".join(repr(c) for c in classes)
+    shown = ", ".join(repr(plain(c)) for c in classes)
     if pos_label is not None:
         y = _matches(column, pos_label, name)
         if not y.any():
-            raise InputError(f"--pos-label {pos_label!r} is not a value of label column "
+            raise InputError(f"--pos-label {plain(pos_label)!r} is not a value of label column "
                              f"{name!r}, which holds {shown}")
         return y.astype(np.float64)
     if column.dtype.kind == "b":
@@ -155,4 +158,4 @@ def labels_column(table: pd.DataFrame, name: str, pos_label: str | None) -> np.n
     if column.dtype.kind in "iuf" and set(np.unique(column.to_numpy(np.float64))) <= {0.0, 1.0}:
         return column.to_numpy(dtype=np.float64)
     raise InputError(f"label column {name!r} holds {shown}, not 0/1: give the positive class "
-                     f"with --pos-label (e.g. --pos-label {classes[-1]})")
+                     f"with --pos-label (e.g. --pos-label {plain(classes[-1])})")

@@ -36,6 +36,7 @@ from locacal._validation import (
     check_scores_labels,
     has_dask,
     is_dask,
+    plain,
     warn,
 )
 from locacal.curves._bins import STRATEGIES
@@ -178,8 +179,8 @@ def _warn_like_memory(stats: ScoreStatistics, names: tuple[str, str, str]) -> No
         warn(f"{labels_name} hold a single class ({int(events > 0)}); calibration can only "
              "be judged against that constant")
     if stats.min_score == stats.max_score:
-        warn(f"all {scores_name} equal {stats.min_score!r}: the calibration curve is a single "
-             "point (the mean label)")
+        warn(f"all {scores_name} equal {plain(stats.min_score)!r}: the calibration curve is a "
+             "single point (the mean label)")
     elif (stats.min_score == 0.0 and stats.max_score == 1.0 and stats.ws[0] == 0.0
           and stats.edge_count[-1] == stats.count[-1]
           and stats.count[0] + stats.count[-1] == stats.count.sum()):
@@ -252,11 +253,11 @@ def calibration_curve(scores: Any, labels: Any, weights: Any, method: str, grid:
     from locacal.curves.local import DEFAULT_LOCAL
 
     if method not in ("binning", "local"):
-        raise ValueError(f"method={method!r} is not available for Dask input; use 'binning' "
+        raise ValueError(f"method={plain(method)!r} is not available for Dask input; use 'binning' "
                          "or 'local' (curves from cell statistics)")
     if check_band(band) not in ("pointwise", None):
-        raise ValueError(f"band={band!r} resamples rows, which Dask input does not keep; use "
-                         "band='pointwise' or None")
+        raise ValueError(f"band={plain(band)!r} resamples rows, which Dask input does not "
+                         "keep; use band='pointwise' or None")
     if method == "binning":
         unknown = sorted(set(params) - {"strategy", "bins"})
         if unknown:

@@ -62,6 +62,7 @@ from locacal._validation import (
     as_1d_float,
     check_int,
     check_scores_labels,
+    plain,
     positive_weight_rows,
     warn,
 )
@@ -645,7 +646,7 @@ class ScoreStatistics:
         params = local_params(degree, nn, None, kernel)
         if params.degree > 1 or params.kernel not in ("rect", "tricube"):
             raise ValueError("the binned local fit has degree 0 or 1 and the rect or tricube "
-                             f"kernel; got degree={params.degree}, kernel={params.kernel!r}")
+                             f"kernel; got degree={params.degree}, kernel={plain(params.kernel)!r}")
         t = np.atleast_1d(np.asarray(points, dtype=np.float64))
         if params.degree == 0 and params.kernel == "rect":
             return self.local_constant(t, params.nn)
@@ -779,7 +780,7 @@ class ScoreStatistics:
         params = local_params(degree, nn, None, kernel)
         if params.degree > 1 or params.kernel not in ("rect", "tricube"):
             raise ValueError("the binned local fit has degree 0 or 1 and the rect or tricube "
-                             f"kernel; got degree={params.degree}, kernel={params.kernel!r}")
+                             f"kernel; got degree={params.degree}, kernel={plain(params.kernel)!r}")
         t = np.atleast_1d(np.asarray(points, dtype=np.float64))
         k = float(effective_count(self.n, params.nn, None))
         cum_count = np.concatenate([[0.0], np.cumsum(self.count)])

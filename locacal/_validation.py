@@ -10,6 +10,14 @@ rules are the same everywhere:
 * ``labels`` must be 0/1 (ints, floats or bools), or any two class names (strings,
   {-1, 1}, {1, 2}, categories) together with ``pos_label``, the positive class;
 * ``weights`` must be finite, non-negative and not all zero;
+* text is never read as a number. Scores, weights, true probabilities and every other
+  numeric input are refused (TypeError naming the argument and the first position holding
+  text) when they hold text, even text that reads as a number ("0.3"), whatever holds it:
+  a NumPy string array, an object array, a pandas ``str``/``string``/``object`` column.
+  Labels in text ("yes"/"no", and "0"/"1" too) are class names: accepted with
+  ``pos_label`` naming the positive one, refused without it (the message lists the
+  classes and shows the ``pos_label`` to pass). Missing values (None, NaN, pandas' NA) are
+  reported as missing, not as text;
 * lengths must agree and arrays must not be empty;
 * pandas inputs that meet (scores, labels, weights, true_p) must share one index, in the
   same order, because locacal pairs observations by position, not by index label.
@@ -62,17 +70,21 @@ __all__ = [
     "as_1d_float",
     "binary_labels",
     "check_aligned",
+    "check_bool",
     "check_choice",
     "check_fraction",
     "check_int",
     "check_labels",
     "check_level",
+    "check_nonnegative",
     "check_positive",
     "check_probabilities",
     "check_scores",
     "check_scores_labels",
+    "check_seed",
     "has_dask",
     "is_dask",
+    "plain",
     "positive_weight_rows",
     "public_api",
     "warn",
@@ -205,9 +217,13 @@ def _as_array(values: Any, name: str) -> np.ndarray:
     if hasattr(values, "to_numpy"):
         values = values.to_numpy()
     try:
-        return np.asarray(values)
+        arr = np.asarray(values)
     except (TypeError, ValueError) as exc:  # ragged lists and the like
         raise TypeError(f"{name} must be array-like of numbers: {exc}") from None
+    if arr.dtype.kind in "US" and not isinstance(values, np.ndarray):
+        # a list of strings: keep them as they are (a NumPy string array drops trailing NULs)
+        arr = np.asarray(values, dtype=object)
+    return arr
 
 
 def _one_column(arr: np.ndarray, name: str, *, from_pandas: bool = False,
@@ -238,10 +254,9 @@ def _float_column(values: Any, name: str, *, proba_hint: bool = False,
     ``finite=False`` leaves the check for NaN and infinite values to the caller."""
     arr = _as_array(values, name)
     if arr.dtype == object:
-        try:
-            arr = arr.astype(np.float64)
-        except (TypeError, ValueError):
-            raise TypeError(f"{name} must contain numbers only") from None
+        arr = _object_numbers(arr, name)
+    elif arr.dtype.kind in "US":
+        _refuse_text(arr.ravel(), 0, name)
     if arr.dtype.kind not in "biuf":
         raise TypeError(f"{name} must contain numbers, got dtype {arr.dtype}")
     arr = _one_column(arr, name, from_pandas=_is_pandas(values), proba_hint=proba_hint)
@@ -251,6 +266,55 @@ def _float_column(values: Any, name: str, *, proba_hint: bool = False,
     if finite:
         _check_finite(arr, name)
     return arr
+
+
+def _is_missing(value: Any) -> bool:
+    """Whether an element of an object array is None or pandas' NA (a NaN is a number, left
+    to the finite check)."""
+    if value is None:
+        return True
+    pd = sys.modules.get("pandas")  # pandas' NA exists only once pandas is imported
+    return pd is not None and value is pd.NA
+
+
+def _object_numbers(arr: np.ndarray, name: str) -> np.ndarray:
+    """An object array of numbers (Python or NumPy numbers, bools) as float64, missing values
+    (None, pandas' NA) as NaN for the finite check to report.
+
+    Text is refused even when it reads as a number ("0.3"): see :func:`_refuse_text`.
+    Anything else that is not a number raises a TypeError naming its position.
+    """
+    flat = arr.ravel()
+    number = np.fromiter((isinstance(v, numbers.Number | np.bool_) for v in flat), bool,
+                         flat.size)
+    if not number.all():
+        missing = np.fromiter((_is_missing(v) for v in flat), bool, flat.size)
+        bad = ~(number | missing)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            if isinstance(flat[i], str | bytes):
+                _refuse_text(flat, i, name)
+            raise TypeError(f"{name} must contain numbers only; position {i} holds "
+                            f"{plain(flat[i])!r} ({type(flat[i]).__name__})")
+        flat = np.where(missing, np.nan, flat)
+    try:
+        return flat.astype(np.float64).reshape(arr.shape)
+    except (TypeError, ValueError):  # complex numbers
+        raise TypeError(f"{name} must contain real numbers") from None
+
+
+def _refuse_text(flat: np.ndarray, i: int, name: str) -> None:
+    """Raise the TypeError of the text rule for ``flat[i]``, a string.
+
+    The rule: numbers (scores, weights, probabilities, grids) are never read from text, not
+    even from text that reads as a number, whatever holds it (a NumPy string array, an object
+    array, a pandas ``str``/``string``/``object`` column): a numeric column read as text
+    means a damaged file (a stray header, a comma decimal, a "NA"), which the user should
+    see, not have guessed past. Convert it first, e.g. with :func:`pandas.to_numeric`.
+    """
+    raise TypeError(f"{name} must contain numbers, not text: position {i} holds "
+                    f"{plain(flat[i])!r}; "
+                    f"convert {name} to numbers first (e.g. pandas.to_numeric)")
 
 
 def _check_finite(arr: np.ndarray, name: str) -> None:
@@ -336,8 +400,10 @@ def _shown(values: Sequence[Any]) -> str:
     return text + ", ..." if len(values) > _SHOWN_VALUES else text
 
 
-def _plain(value: Any) -> Any:
-    """A NumPy scalar as the Python scalar it holds (for readable messages)."""
+def plain(value: Any) -> Any:
+    """A NumPy scalar as the Python scalar it holds, for messages: ``{plain(v)!r}`` shows
+    ``1.7``, where ``{v!r}`` of a NumPy float shows ``np.float64(1.7)``. Every message that
+    shows a value the user gave (the command line's included) formats it so."""
     return value.item() if isinstance(value, np.generic) else value
 
 
@@ -345,7 +411,7 @@ def _distinct(arr: np.ndarray) -> list[Any]:
     """The distinct values of a 1-D array as Python objects, sorted when they can be."""
     import pandas as pd
 
-    values = [_plain(v) for v in pd.unique(arr)]
+    values = [plain(v) for v in pd.unique(arr)]
     try:
         return sorted(values)
     except TypeError:  # mixed types: keep the order of appearance
@@ -364,7 +430,7 @@ def _as_label_array(values: Any, name: str) -> np.ndarray:
         if missing.any():
             i = int(np.flatnonzero(missing)[0])
             raise ValueError(f"{name} contains missing values (first at position {i}: "
-                             f"{arr[i]!r})")
+                             f"{plain(arr[i])!r})")
         if all(isinstance(v, numbers.Number | np.bool_) for v in arr):
             try:
                 arr = arr.astype(np.float64)
@@ -378,17 +444,30 @@ def _as_label_array(values: Any, name: str) -> np.ndarray:
     return arr
 
 
+def _equal(arr: np.ndarray, value: Any) -> np.ndarray:
+    """``arr == value`` elementwise as a bool array (all False for an incomparable value).
+
+    Object arrays are compared with Python's ``==``, element by element: NumPy would first
+    turn a string ``value`` into a NumPy string, which drops trailing NUL characters, so
+    that ``"\x00"`` would equal ``""``.
+    """
+    if arr.dtype == object:
+        return np.fromiter((_same_label(v, value) for v in arr), bool, arr.size)
+    equal = np.asarray(arr == value)
+    if equal.shape != arr.shape or equal.dtype != bool:
+        return np.zeros(arr.shape, dtype=bool)
+    return equal
+
+
 def _labels_with_pos_label(arr: np.ndarray, name: str, pos_label: Any) -> np.ndarray:
     """``arr == pos_label`` as 0.0/1.0, after checking that there are at most two classes
     and that ``pos_label`` is one of them."""
-    is_pos = np.asarray(arr == pos_label)
-    if is_pos.shape != arr.shape or is_pos.dtype != bool:  # an incomparable pos_label
-        is_pos = np.zeros(arr.shape, dtype=bool)
+    is_pos = _equal(arr, pos_label)
     if not is_pos.any():
-        raise ValueError(f"pos_label={pos_label!r} is not among the {name}, which hold "
+        raise ValueError(f"pos_label={plain(pos_label)!r} is not among the {name}, which hold "
                          f"{_shown(_distinct(arr))}")
     rest = arr[~is_pos]
-    if rest.size and not np.asarray(rest == rest[0]).all():
+    if rest.size and not _equal(rest, rest[0]).all():
         values = _distinct(arr)
         raise ValueError(f"{name} must hold two classes; found {len(values)} distinct values: "
                          f"{_shown(values)}")
@@ -406,6 +485,8 @@ def _labels_without_pos_label(arr: np.ndarray, name: str) -> np.ndarray:
         message = f"{name} must be 0/1 (or bool); position {i} holds {arr[i].item()!r}"
     else:
         message = f"{name} hold class names, not 0/1"
+        if arr.dtype.kind in "US" or any(isinstance(v, str | bytes) for v in arr):
+            message += " (text, never read as numbers)"
     values = _distinct(arr)
     if len(values) > 2:
         raise ValueError(f"{message}; labels must hold two classes but {len(values)} distinct "
@@ -568,8 +649,8 @@ def check_aligned(named: Mapping[str, Any]) -> None:
         i = next(k for k, (a, b) in enumerate(zip(first.index, other.index, strict=True))
                  if not _same_label(a, b))
         raise ValueError(
-            f"{pair}: at position {i} {first_name} has index {_plain(first.index[i])!r} but "
-            f"{name} has {_plain(other.index[i])!r}. locacal pairs observations by position, "
+            f"{pair}: at position {i} {first_name} has index {plain(first.index[i])!r} but "
+            f"{name} has {plain(other.index[i])!r}. locacal pairs observations by position, "
             f"not by index; reset_index or align first"
         )
 
@@ -601,13 +682,11 @@ def check_probabilities(values: Any, n: int, name: str = "true_p") -> np.ndarray
 
 def check_fraction(value: Any, name: str, *, low_open: bool = True) -> float:
     """Validate a fraction in (0, 1] (or [0, 1] with ``low_open=False``)."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a number, got {type(value).__name__}")
-    v = float(value)
+    v = _real(value, name)
     ok = (0.0 < v <= 1.0) if low_open else (0.0 <= v <= 1.0)
     if not ok:
         interval = "(0, 1]" if low_open else "[0, 1]"
-        raise ValueError(f"{name} must lie in {interval}, got {value!r}")
+        raise ValueError(f"{name} must lie in {interval}, got {plain(value)!r}")
     return v
 
 
@@ -624,21 +703,40 @@ def positive_weight_rows(scores: np.ndarray, labels: np.ndarray,
 
 def check_level(level: Any, name: str = "level") -> float:
     """Validate a confidence level in the open interval (0, 1)."""
-    if isinstance(level, bool) or not isinstance(level, numbers.Real):
-        raise TypeError(f"{name} must be a number, got {type(level).__name__}")
-    if not 0.0 < float(level) < 1.0:
-        raise ValueError(f"{name} must lie in (0, 1), got {level!r}")
+    if not 0.0 < _real(level, name) < 1.0:
+        raise ValueError(f"{name} must lie in (0, 1), got {plain(level)!r}")
     return float(level)
+
+
+def _real(value: Any, name: str) -> float:
+    """``value`` as a float if it is a real number (not a bool, not text); TypeError else."""
+    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number, got {plain(value)!r}")
+    return float(value)
 
 
 def check_positive(value: Any, name: str) -> float:
     """Validate a finite, strictly positive number."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a number, got {type(value).__name__}")
-    v = float(value)
+    v = _real(value, name)
     if not (np.isfinite(v) and v > 0):
-        raise ValueError(f"{name} must be a finite positive number, got {value!r}")
+        raise ValueError(f"{name} must be a finite positive number, got {plain(value)!r}")
     return v
+
+
+def check_nonnegative(value: Any, name: str) -> float:
+    """Validate a finite number >= 0."""
+    v = _real(value, name)
+    if not (np.isfinite(v) and v >= 0):
+        raise ValueError(f"{name} must be a finite number >= 0, got {plain(value)!r}")
+    return v
+
+
+def check_bool(value: Any, name: str) -> bool:
+    """Validate a flag: True or False (a NumPy bool too). Anything else, even a truthy
+    string such as "yes" or the integer 1, is a TypeError naming the argument."""
+    if not isinstance(value, bool | np.bool_):
+        raise TypeError(f"{name} must be True or False, got {plain(value)!r}")
+    return bool(value)
 
 
 def check_int(value: Any, name: str, *, minimum: int | None = None,
@@ -648,7 +746,7 @@ def check_int(value: Any, name: str, *, minimum: int | None = None,
         if isinstance(value, float) and value.is_integer():
             value = int(value)
         else:
-            raise TypeError(f"{name} must be an integer, got {value!r}")
+            raise TypeError(f"{name} must be an integer, got {plain(value)!r}")
     v = int(value)
     if allowed is not None:
         allowed = tuple(allowed)
@@ -659,10 +757,71 @@ def check_int(value: Any, name: str, *, minimum: int | None = None,
     return v
 
 
+#: What each ``kind`` of :func:`check_seed` accepts, as its messages say it.
+_SEED_KINDS = {
+    "rng": "None, an int >= 0, a numpy SeedSequence, BitGenerator or Generator, or a "
+           "sequence of ints >= 0",
+    "spawn": "None, an int >= 0 or a numpy SeedSequence",
+    "int": "None or an int >= 0",
+}
+
+
+def check_seed(seed: Any, name: str = "seed", *, kind: str = "rng") -> Any:
+    """Validate a random seed and return it (a NumPy integer as a Python int).
+
+    Every function of locacal that takes ``seed`` checks it with this function on entry,
+    whether or not the call then draws random numbers, so that a bad seed is never accepted
+    silently.
+
+    Parameters
+    ----------
+    seed : Any
+        The seed. Always accepted: None (fresh entropy) and an int >= 0 (NumPy integers
+        too).
+    name : str
+        The argument's name in error messages.
+    kind : {"rng", "spawn", "int"}, default "rng"
+        What the seed is used for. ``"rng"``: it goes to :func:`numpy.random.default_rng`,
+        which also takes a :class:`~numpy.random.SeedSequence`, a BitGenerator, a
+        :class:`~numpy.random.Generator` or a sequence of ints >= 0. ``"spawn"``: child
+        seeds are spawned from it (a SeedSequence too, no Generator). ``"int"``: it goes to
+        scikit-learn's ``random_state`` or into a study's parameters (None or an int).
+
+    Raises
+    ------
+    TypeError
+        A bool, a float, a string or any other object that is not a seed of that kind.
+    ValueError
+        A negative integer.
+    """
+    kinds = _SEED_KINDS[kind]
+    if seed is None:
+        return None
+    if isinstance(seed, bool | np.bool_):
+        raise TypeError(f"{name} must be {kinds}, got {plain(seed)!r}")
+    if isinstance(seed, numbers.Integral):
+        if seed < 0:
+            raise ValueError(f"{name} must be >= 0, got {int(seed)}")
+        return int(seed)
+    if kind != "int" and isinstance(seed, np.random.SeedSequence):
+        return seed
+    if kind == "rng":
+        if isinstance(seed, np.random.BitGenerator | np.random.Generator):
+            return seed
+        if isinstance(seed, Sequence | np.ndarray) and not isinstance(seed, str | bytes):
+            try:
+                np.random.default_rng(seed)  # a sequence of ints >= 0
+            except (TypeError, ValueError):
+                pass
+            else:
+                return seed
+    raise TypeError(f"{name} must be {kinds}, got {plain(seed)!r}")
+
+
 def check_choice(value: Any, choices: Sequence[str], name: str) -> str:
     """Validate a string option against its allowed values."""
     if not isinstance(value, str):
-        raise TypeError(f"{name} must be one of {tuple(choices)}, got {value!r}")
+        raise TypeError(f"{name} must be one of {tuple(choices)}, got {plain(value)!r}")
     if value not in choices:
         raise ValueError(f"unknown {name} {value!r}; choose one of {tuple(choices)}")
     return value

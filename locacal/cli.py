@@ -122,6 +122,8 @@ def _check_options(args: argparse.Namespace) -> None:
         raise InputError(f"--score names a column twice: {args.score}")
     if args.n_boot < 0:
         raise InputError(f"--n-boot must be >= 0, got {args.n_boot}")
+    if args.seed is not None and args.seed < 0:
+        raise InputError(f"--seed must be >= 0, got {args.seed}")
     if not 0.0 < args.level < 1.0:
         raise InputError(f"--level must lie in (0, 1), got {args.level}")
     out = args.out

@@ -18,7 +18,13 @@ import numpy as np
 import pandas as pd
 
 from locacal._display import frame_html, new_axes, result_html
-from locacal._validation import check_int, check_scores_labels, public_api
+from locacal._validation import (
+    check_bool,
+    check_int,
+    check_scores_labels,
+    plain,
+    public_api,
+)
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -34,6 +40,8 @@ SUMMARY_COLUMNS = ("n", "events", "mean_score", "event_rate", "max_gap", "method
 
 def _named_scores(scores: Any, name: str | None) -> dict[str, Any]:
     """``{name: scores}``: a dict or DataFrame gives one model per entry or column."""
+    if name is not None and not isinstance(name, str):
+        raise TypeError(f"name must be a string (the model's name), got {plain(name)!r}")
     if isinstance(scores, pd.DataFrame):
         return {str(c): scores[c] for c in scores.columns}
     if isinstance(scores, Mapping):
@@ -57,7 +65,7 @@ def _positive_column(estimator: Any, pos_label: Any) -> tuple[int, Any]:
     if pos_label is None:
         return 1, classes[1]
     if pos_label not in classes:
-        raise ValueError(f"pos_label={pos_label!r} is not among the estimator's classes_ "
+        raise ValueError(f"pos_label={plain(pos_label)!r} is not among the estimator's classes_ "
                          f"{classes}")
     return classes.index(pos_label), pos_label
 
@@ -150,13 +158,12 @@ class ReliabilityDisplay:
         """
         from locacal.curves import calibration_curve
 
-        if not isinstance(plot, bool):
-            raise TypeError(f"plot must be True or False, got {plot!r}")
+        check_bool(plot, "plot")
         models = _named_scores(scores, name)
         curves, kept, y = {}, {}, None
         for model, values in models.items():
             s, y, w = check_scores_labels(values, labels, weights,
-                                          names=(f"scores[{model!r}]" if len(models) > 1
+                                          names=(f"scores[{plain(model)!r}]" if len(models) > 1
                                                  else "scores", "labels", "weights"))
             curves[model] = calibration_curve(s, y, method=method, weights=w, band=band,
                                               **params)
@@ -199,7 +206,7 @@ class ReliabilityDisplay:
             column, label = _positive_column(est, pos_label)
             if positive is not None and label != positive:
                 raise ValueError(f"the estimators disagree on the positive class "
-                                 f"({positive!r} and {label!r}); give pos_label")
+                                 f"({plain(positive)!r} and {label!r}); give pos_label")
             positive = label
             scores[str(model)] = np.asarray(est.predict_proba(X))[:, column]
         return cls.from_predictions(scores, y, method=method, band=band, weights=weights,

@@ -13,7 +13,15 @@ from typing import Any
 import numpy as np
 from scipy.stats import entropy
 
-from locacal._validation import check_choice, check_int, check_scores, public_api
+from locacal._validation import (
+    as_1d_float,
+    check_choice,
+    check_int,
+    check_nonnegative,
+    check_positive,
+    check_scores,
+    public_api,
+)
 
 __all__ = ["KL_METHODS", "kl_divergence"]
 
@@ -121,18 +129,18 @@ def kl_divergence(
     p = check_scores(p_sample, "p_sample")
     q = check_scores(q_sample, "q_sample")
     check_choice(method, KL_METHODS, "method")
-    eps = float(epsilon)
-    if not (np.isfinite(eps) and eps >= 0.0):
-        raise ValueError(f"epsilon must be a finite number >= 0, got {epsilon!r}")
-    if base is not None and not (np.isfinite(base) and base > 0 and base != 1):
-        raise ValueError(f"base must be a positive number other than 1, got {base!r}")
+    eps = check_nonnegative(epsilon, "epsilon")
+    if base is not None and check_positive(base, "base") == 1.0:
+        raise ValueError("base must be a positive number other than 1, got 1")
+    if bandwidth is not None:
+        bandwidth = check_positive(bandwidth, "bandwidth")
     if method == "hist":
         if bins is None or np.ndim(bins) == 0:
             size = HIST_BINS if bins is None else check_int(bins, "bins", minimum=1)
             edges = np.linspace(0.0, 1.0, size + 1)
         else:
-            edges = np.asarray(bins, dtype=np.float64)
-            if edges.ndim != 1 or edges.size < 2 or not np.all(np.diff(edges) > 0):
+            edges = as_1d_float(bins, "bins")
+            if edges.size < 2 or not np.all(np.diff(edges) > 0):
                 raise ValueError("bins must be a number or increasing edges (at least two)")
             if edges[0] > 0.0 or edges[-1] < 1.0:
                 raise ValueError(f"bin edges must span [0, 1], got [{edges[0]}, {edges[-1]}]")

@@ -48,6 +48,7 @@ from locacal._validation import (
     check_int,
     check_positive,
     check_scores,
+    check_seed,
 )
 
 __all__ = [
@@ -143,7 +144,7 @@ def logistic_dgp(
     gamma = check_positive(gamma, "gamma")
     sd = check_positive(noise_sd, "noise_sd")
     coef = _coefficients(a, None)
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_seed(seed))
     x = rng.uniform(size=(n, coef.size))
     eps = rng.normal(0.0, sd, size=n)
     eta = x @ coef + eps
@@ -192,7 +193,7 @@ def tree_dgp(
     """
     n = check_int(n_obs, "n_obs", minimum=1)
     coef = _coefficients(a, 2)
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_seed(seed))
     x = rng.uniform(size=(n, 2))
     eta = x @ coef - coef.sum() / 2.0
     p = _sigmoid(eta)
@@ -262,7 +263,7 @@ def synthetic_pairs(
     shape = _coefficients(beta, 2, "beta")
     for value in shape:
         check_positive(float(value), "beta")
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(check_seed(seed))
     q = rng.beta(shape[0], shape[1], size=n)
     true_p = distort(q, k)
     label = (rng.uniform(size=n) < true_p).astype(np.int64)

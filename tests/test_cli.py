@@ -207,6 +207,22 @@ def test_bad_values_exit_2_naming_column_and_row(tmp_path, capsys, text, column,
     assert _leftovers(tmp_path) == []
 
 
+@pytest.mark.parametrize(("row", "line", "shown"), [
+    (2, "1.7,0,1", "score column 's', row 2: the value 1.7 is outside [0, 1]"),
+    (2, "0.5,1,-2.5", "weight column 'w', row 2: the value -2.5 is not a finite non-negative"),
+    (4, "0.5,7,1", "label column 'y', row 4: a third distinct value 7 (after 0 and 1)"),
+])
+def test_messages_show_plain_numbers_not_numpy_reprs(tmp_path, capsys, row, line, shown):
+    """The messages printed "the value np.float64(1.7) is outside [0, 1]"."""
+    path = tmp_path / "bad.csv"
+    path.write_text(_with_row(row, line))
+    assert _run("report", path, "--score", "s", "--label", "y", "--weight", "w",
+                "--n-boot", "0", "--out", tmp_path / "out") == 2
+    err = capsys.readouterr().err
+    assert shown in err
+    assert "np." not in err
+
+
 def test_blank_lines_count_as_rows_except_at_the_end(tmp_path, capsys):
     path = tmp_path / "data.csv"
     path.write_text(CSV_HEAD + "\n".join(GOOD_ROWS) + "\n\n\n")  # blank lines at the end

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from locacal import calibration_curve, metrics
+from locacal import PlattCalibrator, calibration_curve, metrics
 from locacal._validation import (
     CalibrationWarning,
     check_aligned,
@@ -103,6 +103,15 @@ def test_missing_class_labels_are_refused_with_their_position(labels):
         check_labels(labels, 4, pos_label="yes")
 
 
+@pytest.mark.parametrize("container", [list, tuple, lambda v: pd.Series(v, dtype=object),
+                                       pd.Series])
+def test_class_names_differing_by_a_trailing_nul_stay_apart(container):
+    """NumPy turns "\x00" into "" when it makes a string array or compares with a string, so
+    ["\x00", ""] with pos_label="" was read as two positives."""
+    np.testing.assert_array_equal(check_labels(container(["\x00", ""]), 2, pos_label=""),
+                                  [0.0, 1.0])
+
+
 def test_messages_name_the_argument():
     with pytest.raises(ValueError, match=r"^y hold class names, not 0/1"):
         check_labels(["a", "b"], 2, "y")
@@ -137,7 +146,11 @@ def test_property_pos_label_recovers_the_indicator(z, pair, container):
     pos_label is refused, tested above)."""
     positive, negative = pair
     assume(any(z) and positive != negative)
-    labels = container([positive if zi else negative for zi in z])
+    values = [positive if zi else negative for zi in z]
+    labels = container(values)
+    # a NumPy string array drops trailing NUL characters ("\x00" becomes ""): only containers
+    # that hold the values as given are in question
+    assume(list(labels) == values)
     y = check_labels(labels, len(z), pos_label=positive)
     np.testing.assert_array_equal(y, np.array(z, dtype=float))
 
@@ -322,3 +335,237 @@ def test_warnings_from_deep_inside_point_at_the_users_line(call, match):
     record = _captured(call)
     assert record and all(r.filename == __file__ for r in record)
     assert any(match in str(r.message) for r in record)
+
+
+# --- text is never read as a number (issue 16, section 4) ---------------------------------
+
+TEXT = ["0.1", "0.4", "0.6", "0.9"]  # text that reads as numbers: refused all the same
+TEXT_CONTAINERS = {
+    "list": lambda v: list(v),
+    "numpy str": lambda v: np.array(v),
+    "numpy object": lambda v: np.array(v, dtype=object),
+    "pandas object": lambda v: pd.Series(v, dtype=object),
+    "pandas string": lambda v: pd.Series(v, dtype="string"),
+    "pandas str": lambda v: pd.Series(v),
+    "pandas category": lambda v: pd.Series(v, dtype="category"),
+    "one-column frame": lambda v: pd.DataFrame({"col": v}),
+}
+
+
+@pytest.mark.parametrize("container", TEXT_CONTAINERS)
+@pytest.mark.parametrize(("argument", "call"), [
+    ("scores", lambda t: metrics.brier_score(t, Z)),
+    ("weights", lambda t: metrics.brier_score(S, Z, weights=_as_weights(t))),
+    ("true_p", lambda t: metrics.true_mse(S, t)),
+    ("scores", lambda t: calibration_curve(t, Z, method="platt")),
+    ("sample_weight", lambda t: PlattCalibrator().fit(S, Z, sample_weight=_as_weights(t))),
+    ("scores", lambda t: PlattCalibrator().fit(t, Z)),
+    ("grid", lambda t: PlattCalibrator().fit(S, Z).curve(t)),
+])
+def test_text_is_refused_whatever_holds_it(container, argument, call):
+    """Numeric text in an object array or a pandas string column used to be parsed silently
+    while a NumPy string array was refused: one rule now, naming the argument."""
+    with pytest.raises(TypeError, match=rf"^{argument} must contain numbers, not text: "
+                                        r"position 0 holds '[0-9.]+'"):
+        call(TEXT_CONTAINERS[container](TEXT))
+
+
+def _as_weights(text):
+    """The same container of text, holding weights ("1.0", "2.0", ...) instead."""
+    values = [str(float(i + 1)) for i in range(len(TEXT))]
+    if isinstance(text, pd.DataFrame):
+        return pd.DataFrame({"col": values})
+    if isinstance(text, pd.Series):
+        return pd.Series(values, dtype=text.dtype if text.dtype != "category" else "category")
+    if isinstance(text, np.ndarray):
+        return np.array(values, dtype=text.dtype if text.dtype == object else None)
+    return values
+
+
+def test_text_anywhere_is_refused_at_its_position():
+    mixed = np.array([0.1, 0.4, "0.6", 0.9], dtype=object)
+    with pytest.raises(TypeError, match=r"^scores must contain numbers, not text: position 2 "
+                                        r"holds '0.6'"):
+        metrics.brier_score(mixed, Z)
+
+
+@pytest.mark.parametrize("missing", [None, np.nan, pd.NA])
+def test_missing_values_in_object_scores_are_reported_as_missing_not_as_text(missing):
+    scores = np.array([0.1, missing, 0.6, 0.9], dtype=object)
+    with pytest.raises(ValueError, match=r"^scores contains NaN .*position 1"):
+        metrics.brier_score(scores, Z)
+
+
+@pytest.mark.parametrize("labels", [
+    ["0", "1", "0", "1"], np.array(["0", "1", "0", "1"]),
+    pd.Series(["0", "1", "0", "1"], dtype="string"),
+    pd.Series(["0", "1", "0", "1"], dtype=object),
+])
+def test_text_labels_are_class_names_read_only_with_pos_label(labels):
+    """Labels in text are class names: refused without pos_label (the message says they are
+    text and shows the pos_label to pass), read with it."""
+    with pytest.raises(ValueError, match=r"^labels hold class names, not 0/1 \(text, never "
+                                         r"read as numbers\).*pos_label='1'"):
+        metrics.brier_score(S, labels)
+    assert metrics.brier_score(S, labels, pos_label="1") == metrics.brier_score(S, Z)
+
+
+def test_numbers_and_bools_in_object_arrays_are_numbers():
+    assert metrics.brier_score(np.array(S, dtype=object), np.array([False, True] * 2,
+                                                                   dtype=object)) == \
+        metrics.brier_score(S, Z)
+    assert metrics.brier_score(S, Z, weights=np.array([1, 2.0, np.float32(1), True],
+                                                      dtype=object)) == \
+        metrics.brier_score(S, Z, weights=[1, 2, 1, 1])
+
+
+# --- one alignment rule for functions and calibrators --------------------------------------
+
+CALIBRATOR_METHODS = ["binning", "local", "lowess", "kernel", "isotonic", "platt", "beta"]
+
+
+@pytest.mark.parametrize("method", CALIBRATOR_METHODS)
+def test_calibrators_refuse_misaligned_pandas_like_the_functions(method):
+    """Calibrator.fit used to pair misaligned pandas indexes by position silently."""
+    from locacal import make_calibrator
+
+    n = 40
+    s = pd.Series(np.linspace(0.05, 0.95, n))
+    y = pd.Series(np.tile([0.0, 1.0], n // 2))
+    shifted = y.set_axis(y.index + 1)
+    with pytest.raises(ValueError, match=r"^scores and labels are pandas objects with "
+                                         r"different indexes: at position 0 scores has "
+                                         r"index 0 but labels has 1"):
+        make_calibrator(method).fit(s, shifted)
+    with pytest.raises(ValueError, match=r"^scores and sample_weight .*same index labels "
+                                         r"in a different order"):
+        make_calibrator(method).fit(s.to_frame(), y, sample_weight=pd.Series(
+            np.ones(n), index=s.index[::-1]))
+    with pytest.raises(ValueError, match=r"^scores and labels are pandas objects with "
+                                         r"different indexes"):
+        calibration_curve(s, shifted, method=method)  # the function: the same rule
+    with warnings.catch_warnings():  # binning warns about its small bins
+        warnings.simplefilter("ignore", CalibrationWarning)
+        make_calibrator(method).fit(s, y.to_numpy())  # pandas with NumPy: positional
+
+
+# --- one seed check for every function that takes a seed -----------------------------------
+
+def _seeded_calls():
+    from locacal import (
+        calib_mse_interval,
+        calibration_report,
+        calibration_test,
+        compare_curves,
+        split,
+    )
+    from locacal.simulate import logistic_dgp
+
+    s = np.linspace(0.05, 0.95, 40)
+    y = np.tile([0.0, 1.0], 20)
+    return {
+        "calib_mse_interval": lambda seed: calib_mse_interval(s, y, seed=seed),
+        "calib_mse_interval thesis": lambda seed: calib_mse_interval(s, y, seed=seed,
+                                                                     method="thesis"),
+        "calibration_curve": lambda seed: calibration_curve(s, y, method="platt",
+                                                            seed=seed),
+        "curve": lambda seed: PlattCalibrator().fit(s, y).curve(seed=seed, band=None),
+        "calibration_report": lambda seed: calibration_report(s, y, seed=seed),
+        "calibration_test": lambda seed: calibration_test(s, y, seed=seed,
+                                                          method="asymptotic",
+                                                          statistic="hl"),
+        "compare_curves": lambda seed: compare_curves(s, y, {"p": "platt"}, seed=seed),
+        "split": lambda seed: split((s, y), seed=seed),
+        "logistic_dgp": lambda seed: logistic_dgp(10, seed=seed),
+    }
+
+
+@pytest.mark.parametrize("call", list(_seeded_calls()))
+@pytest.mark.parametrize(("seed", "error", "match"), [
+    ("bogus", TypeError, r"^seed must be None(,| or) an int >= 0.*got 'bogus'"),
+    (1.5, TypeError, r"^seed must be None(,| or) an int >= 0.*got 1\.5"),
+    (np.float64(2.0), TypeError, r"^seed must be None(,| or) an int >= 0.*got 2\.0$"),
+    (True, TypeError, r"^seed must be None(,| or) an int >= 0.*got True"),
+    (-1, ValueError, r"^seed must be >= 0, got -1"),
+])
+def test_a_bad_seed_is_refused_even_where_it_would_go_unused(call, seed, error, match):
+    """calib_mse_interval(seed="bogus") was accepted: its default method draws nothing."""
+    with pytest.raises(error, match=match):
+        _seeded_calls()[call](seed)
+
+
+def test_what_each_kind_of_seed_accepts():
+    from locacal._validation import check_seed
+
+    seq = np.random.SeedSequence(3)
+    rng = np.random.default_rng(3)
+    assert check_seed(np.int64(3)) == 3 and type(check_seed(np.int64(3))) is int
+    assert check_seed(None) is None
+    assert check_seed(seq) is seq and check_seed(rng) is rng and check_seed([1, 2]) == [1, 2]
+    assert check_seed(seq, kind="spawn") is seq
+    with pytest.raises(TypeError, match=r"^seed must be None, an int >= 0 or a numpy "
+                                        r"SeedSequence, got Generator"):
+        check_seed(rng, kind="spawn")
+    with pytest.raises(TypeError, match=r"^random_state must be None or an int >= 0, got "):
+        check_seed(seq, "random_state", kind="int")
+    with pytest.raises(TypeError, match=r"got \[-1\]"):
+        check_seed([-1])
+
+
+# --- pos_label on every function that takes labels -----------------------------------------
+
+def test_every_public_function_with_labels_takes_pos_label():
+    import inspect
+
+    import locacal
+
+    missing = [name for name in locacal.__all__
+               if inspect.isfunction(getattr(locacal, name))
+               and "labels" in inspect.signature(getattr(locacal, name)).parameters
+               and "pos_label" not in inspect.signature(getattr(locacal, name)).parameters]
+    assert missing == []
+
+
+def test_compare_curves_and_smoothing_table_read_class_names_with_pos_label():
+    from locacal import compare_curves, smoothing_table
+
+    s = np.linspace(0.02, 0.98, 60)
+    z = (np.arange(60) % 3 == 0).astype(float)
+    names = np.where(z == 1, "event", "none")
+    assert smoothing_table(s, names, nn=[0.5, 1.0], pos_label="event").table.equals(
+        smoothing_table(s, z, nn=[0.5, 1.0]).table)
+    pd.testing.assert_frame_equal(
+        compare_curves(s, names, {"p": "platt"}, pos_label="event").table,
+        compare_curves(s, z, {"p": "platt"}).table)
+    with pytest.raises(ValueError, match=r"labels hold class names.*pass pos_label="):
+        smoothing_table(s, names)
+
+
+# --- empty results are errors -------------------------------------------------------------
+
+@pytest.mark.parametrize("report", [pd.Series(dtype=float), pd.DataFrame(),
+                                    pd.DataFrame({"model": []}),
+                                    pd.DataFrame({"metric": [], "value": []})])
+def test_explain_report_of_an_empty_report_raises(report):
+    from locacal import explain_report
+
+    with pytest.raises(ValueError, match=r"^report is an empty (Series|DataFrame): it holds "
+                                         r"no metric"):
+        explain_report(report)
+
+
+@pytest.mark.parametrize(("study", "kwargs", "match"), [
+    ("tree_grid_study", {"min_leaves": ()}, "^min_leaves is empty"),
+    ("tree_grid_study", {"cps": []}, "^cps is empty"),
+    ("tree_grid_study", {"cps": ["0.01"]}, "^cps must contain numbers, not text"),
+    ("forest_grid_study", {"min_leaves": ()}, "^min_leaves is empty"),
+    ("forest_grid_study", {"n_estimators": ()}, "^n_estimators is empty"),
+    ("forest_grid_study", {"max_features": ()}, "^max_features is empty"),
+])
+def test_grid_studies_refuse_an_empty_grid_before_any_work(study, kwargs, match):
+    """min_leaves=() returned an empty study; now an error, raised before the data are made
+    (data=None would simulate 200,000 rows first)."""
+    import locacal
+
+    with pytest.raises((ValueError, TypeError), match=match):
+        getattr(locacal, study)(progress=False, n_jobs=1, **kwargs)

@@ -22,6 +22,7 @@ counts together).
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -30,11 +31,15 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 
 from locacal._validation import (
+    check_aligned,
+    check_bool,
     check_labels,
     check_level,
     check_scores,
+    check_seed,
     check_weights,
     has_dask,
+    plain,
     positive_weight_rows,
     public_api,
     warn,
@@ -102,6 +107,9 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> BaseCalibrator:
         """Fit the map g on scores ``X`` and 0/1 labels ``y``.
 
+        pandas inputs must share one index, as for every function of locacal: rows are
+        paired by position (:func:`locacal._validation.check_aligned`).
+
         Parameters
         ----------
         X : array-like of shape (n,) or (n, 1)
@@ -121,7 +129,9 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
             raise TypeError("fit takes in-memory data (it keeps the sample); for Dask input "
                             "use calibration_curve(..., method='binning' or 'local'), whose "
                             ".estimator is fitted from cell statistics, or fit on a sample")
+        self._check_flags()
         s = _as_scores(X, SCORES)
+        check_aligned({SCORES: X, LABELS: y, "sample_weight": sample_weight})
         d = check_labels(y, s.size, LABELS)
         w = check_weights(sample_weight, s.size, "sample_weight")
         s, d, w = positive_weight_rows(s, d, w)
@@ -210,6 +220,7 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
         level = check_level(level)
         interval = check_interval(interval)
         n_boot = check_n_boot(n_boot)
+        seed = check_seed(seed)
         points = self._default_grid() if grid is None else check_scores(grid, "grid")
         if band == "pointwise" and not self._has_pointwise_band():
             band = "bootstrap"
@@ -217,7 +228,7 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
         estimate, lower, upper, counts = self._tabulate(points, analytic, level, interval)
         if band in ("bootstrap", "consistency"):
             if self.fit_sample_ is None:
-                raise ValueError(f"band={band!r} resamples rows, and this calibrator was "
+                raise ValueError(f"band={plain(band)!r} resamples rows, and this calibrator was "
                                  "fitted from cell statistics (Dask input), which keep none; "
                                  "use band='pointwise' or None")
             lower, upper = resampled_band(self, points, band, level, n_boot, seed)
@@ -238,6 +249,14 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
         form."""
         check_is_fitted(self)
         return self.curve(self._display_grid())
+
+    def _check_flags(self) -> None:
+        """Every hyperparameter whose default is True or False (``clip``, ``logit``) must be
+        True or False: a truthy "yes" or 1 is refused, not read."""
+        defaults = inspect.signature(type(self).__init__).parameters
+        for name, value in self.get_params(deep=False).items():
+            if name in defaults and isinstance(defaults[name].default, bool):
+                check_bool(value, name)
 
     # -- hooks -----------------------------------------------------------------------------
 

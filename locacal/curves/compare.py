@@ -53,7 +53,14 @@ from sklearn.base import clone
 from sklearn.model_selection import KFold
 from sklearn.utils.validation import check_is_fitted
 
-from locacal._validation import check_int, check_probabilities, check_scores_labels, warn
+from locacal._validation import (
+    check_int,
+    check_probabilities,
+    check_scores_labels,
+    check_seed,
+    public_api,
+    warn,
+)
 from locacal.curves._base import BaseCalibrator
 from locacal.curves._local_influence import fit_at_data
 from locacal.curves._local_window import sort_sample
@@ -120,14 +127,15 @@ def _calibrator(label: str, spec: Any) -> BaseCalibrator:
 
     if isinstance(spec, BaseCalibrator):
         return spec
-    if isinstance(spec, str):
-        return make_calibrator(spec)
-    if isinstance(spec, Mapping):
-        options = dict(spec)
+    if isinstance(spec, str | Mapping):
+        options = {"method": spec} if isinstance(spec, str) else dict(spec)
         if "method" not in options:
             raise ValueError(f"specs[{label!r}] must name its 'method', got keys "
                              f"{sorted(options)}")
-        return make_calibrator(options.pop("method"), **options)
+        try:
+            return make_calibrator(options.pop("method"), **options)
+        except (TypeError, ValueError) as err:
+            raise type(err)(f"specs[{label!r}]: {err}") from None
     raise TypeError(f"specs[{label!r}] must be a method name, a dict with 'method' and its "
                     f"options, or a locacal calibrator; got {type(spec).__name__}")
 
@@ -171,6 +179,7 @@ def degrees_of_freedom(estimator: BaseCalibrator) -> float:
     return float("nan")
 
 
+@public_api
 def compare_curves(scores: Any, labels: Any, specs: Mapping[str, Any], *, weights: Any = None,
                    true_p: Any = None, grid: Any = None, folds: int = 5,
                    seed: int | None = 0, level: float = 0.95) -> CurveComparison:
@@ -179,7 +188,8 @@ def compare_curves(scores: Any, labels: Any, specs: Mapping[str, Any], *, weight
     Parameters
     ----------
     scores, labels : array-like of shape (n,)
-        Scores in [0, 1] and 0/1 events.
+        Scores in [0, 1] and 0/1 events (or two class names with ``pos_label``, the
+        positive class, as for every function of locacal that takes labels).
     specs : dict label -> spec
         Each spec is a method name (``"platt"``), a dict with ``"method"`` and its options
         (``{"method": "local", "degree": 0, "kernel": "rect"}``) or a locacal calibrator. An
@@ -210,6 +220,7 @@ def compare_curves(scores: Any, labels: Any, specs: Mapping[str, Any], *, weight
         raise TypeError("specs must be a non-empty dict label -> method name, dict of "
                         "options or calibrator")
     folds = check_int(folds, "folds", minimum=2)
+    seed = check_seed(seed, kind="int")
     if folds > s.size:
         raise ValueError(f"folds = {folds} exceeds the number of observations ({s.size})")
     p = None if true_p is None else check_probabilities(true_p, s.size, "true_p")

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from locacal._validation import check_scores
+from locacal._validation import check_scores, plain
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -159,7 +159,7 @@ class CalibrationCurve:
     def _repr_html_(self) -> str:
         from locacal._display import figure_html, frame_html, result_html
 
-        params = ", ".join(f"{k}={v!r}" for k, v in self.params.items())
+        params = ", ".join(f"{k}={plain(v)!r}" for k, v in self.params.items())
         title = (f"CalibrationCurve &mdash; method <code>{html.escape(self.method)}</code> "
                  f"({html.escape(params)}), {len(self)} points")
         figure = figure_html(lambda ax: self.plot(ax=ax), alt="calibration curve")
@@ -167,5 +167,5 @@ class CalibrationCurve:
                                              index=False), figure=figure)
 
     def __repr__(self) -> str:
-        params = ", ".join(f"{k}={v!r}" for k, v in self.params.items())
+        params = ", ".join(f"{k}={plain(v)!r}" for k, v in self.params.items())
         return f"CalibrationCurve(method={self.method!r}, {params}, points={len(self)})"

@@ -5,7 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from locacal._validation import check_choice, check_scores_labels, has_dask, public_api
+from locacal._validation import (
+    check_choice,
+    check_scores_labels,
+    check_seed,
+    has_dask,
+    plain,
+    public_api,
+)
 from locacal.curves._base import BaseCalibrator
 from locacal.curves.bands import DEFAULT_N_BOOT
 from locacal.curves.beta import BetaCalibrator
@@ -43,7 +50,7 @@ def make_calibrator(method: str, **params: Any) -> BaseCalibrator:
     known = cls._get_param_names()
     unknown = sorted(set(params) - set(known))
     if unknown:
-        raise TypeError(f"method={method!r} has no option(s) {unknown}; its options are "
+        raise TypeError(f"method={plain(method)!r} has no option(s) {unknown}; its options are "
                         f"{known}")
     return cls(**{**implied, **params})
 
@@ -122,6 +129,7 @@ def calibration_curve(
     tricube, the binned fit of :class:`locacal._cells.CellLocalCalibrator`) from cell
     statistics merged partition by partition, with ``band="pointwise"`` or None.
     """
+    seed = check_seed(seed)
     if has_dask(scores, labels, weights):
         from locacal import _dask
 

@@ -80,8 +80,6 @@ class PlattCalibrator(BaseCalibrator):
 
     def _fit(self, s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> None:
         w = np.ones_like(s) if w is None else w
-        if not isinstance(self.logit, bool | np.bool_):
-            raise TypeError(f"logit must be True or False, got {self.logit!r}")
         intercept, slope = fit_logistic(self._features(s), y, w)
         self.intercept_ = float(intercept)
         self.coef_ = float(slope)

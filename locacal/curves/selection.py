@@ -90,10 +90,13 @@ import numpy as np
 import pandas as pd
 
 from locacal._validation import (
+    as_1d_float,
     check_choice,
     check_int,
     check_scores_labels,
+    plain,
     positive_weight_rows,
+    public_api,
 )
 from locacal.curves._local_blocks import BlockCache
 from locacal.curves._local_exact import ExactLocalMap
@@ -174,11 +177,11 @@ class SmoothingTable:
         criterion = check_choice(criterion, CRITERIA, "criterion")
         rule = check_choice(rule, RULES, "rule")
         if not (np.isfinite(se) and se >= 0):
-            raise ValueError(f"se must be a finite number >= 0, got {se!r}")
+            raise ValueError(f"se must be a finite number >= 0, got {plain(se)!r}")
         values = self.table[criterion].to_numpy()
         grid = self.table[self.parameter].to_numpy()
         if not np.isfinite(values).any():
-            raise ValueError(f"criterion {criterion!r} is infinite at every grid value")
+            raise ValueError(f"criterion {plain(criterion)!r} is infinite at every grid value")
         best = int(np.flatnonzero(values == np.nanmin(values))[-1])
         if rule == "min" or criterion not in PAIRED or PAIRED[criterion] not in self._terms:
             return float(grid[best])
@@ -230,7 +233,7 @@ class SmoothingTable:
 
     def __repr__(self) -> str:
         return (f"SmoothingTable({self.parameter}, degree={self.degree}, "
-                f"kernel={self.kernel!r}, n={self.n})\n{self.table.to_string(index=False)}")
+                f"kernel={plain(self.kernel)!r}, n={self.n})\n{self.table.to_string(index=False)}")
 
     def to_frame(self) -> pd.DataFrame:
         """The criteria table (a copy of :attr:`table`): ``nn`` (or ``h``), ``df``, ``rss``,
@@ -250,6 +253,7 @@ class SmoothingTable:
                            figure=figure)
 
 
+@public_api
 def smoothing_table(scores: Any, labels: Any, *, degree: int = 1, nn: Any = None,
                     h: Any = None, kernel: str = "tricube",
                     weights: Any = None) -> SmoothingTable:
@@ -259,7 +263,8 @@ def smoothing_table(scores: Any, labels: Any, *, degree: int = 1, nn: Any = None
     Parameters
     ----------
     scores, labels : array-like of shape (n,)
-        Scores in [0, 1] and 0/1 labels.
+        Scores in [0, 1] and 0/1 labels (or two class names with ``pos_label``, the
+        positive class, as for every function of locacal that takes labels).
     degree : {0, 1, 2}, default 1
     nn : array-like of floats in (0, 1], optional
         Spans (nearest-neighbour fractions). Default: :func:`default_nn_grid` (unless ``h``
@@ -346,7 +351,7 @@ def select_bandwidth(s: np.ndarray, y: np.ndarray, w: np.ndarray | None, degree:
     name, other = ("nn", h) if isinstance(nn, str) else ("h", nn)
     criterion = check_choice(nn if name == "nn" else h, CRITERIA, name)
     if other is not None:
-        raise ValueError(f"{name}={criterion!r} selects {name}; the other of nn and h must "
+        raise ValueError(f"{name}={plain(criterion)!r} selects {name}; the other of nn and h must "
                          "be None")
     table = smoothing_table(s, y, degree=degree, kernel=kernel, weights=w,
                             **({} if name == "nn" else {"h": "default"}))
@@ -355,12 +360,15 @@ def select_bandwidth(s: np.ndarray, y: np.ndarray, w: np.ndarray | None, degree:
 
 
 def _grid(values: Any, name: str, upper: float) -> np.ndarray:
-    arr = np.atleast_1d(np.asarray(values, dtype=np.float64))
-    if arr.ndim != 1 or arr.size == 0:
-        raise ValueError(f"{name} must be a non-empty 1-d grid of numbers")
-    if not (np.isfinite(arr).all() and (arr > 0).all() and (arr <= upper).all()):
+    if np.ndim(values) == 0 and not isinstance(values, str):
+        values = [values]  # a single value: a grid of one
+    arr = as_1d_float(values, name)
+    bad = ~((arr > 0) & (arr <= upper))
+    if bad.any():
         bound = "(0, 1]" if upper == 1.0 else "(0, inf)"
-        raise ValueError(f"every {name} value must lie in {bound}")
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"every {name} value must lie in {bound}; position {i} holds "
+                         f"{float(arr[i])!r}")
     return np.unique(arr)
 
 

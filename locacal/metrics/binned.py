@@ -15,7 +15,9 @@ from locacal._validation import (
     check_choice,
     check_fraction,
     check_int,
+    check_seed,
     has_dask,
+    plain,
     public_api,
     warn,
 )
@@ -400,8 +402,9 @@ def calib_mse_interval(scores: Any, labels: Any, *, weights: Any = None,
     method = check_choice(method, CALIB_MSE_INTERVALS, "method")
     level = check_fraction(level, "level")
     if level >= 1.0:
-        raise ValueError(f"level must lie in (0, 1), got {level!r}")
+        raise ValueError(f"level must lie in (0, 1), got {plain(level)!r}")
     n_samples = check_int(n_samples, "n_samples", minimum=2)
+    seed = check_seed(seed)
     st = sample.bin_statistics("adaptive", bin_size=bin_size)
     z = float(norm.ppf(0.5 + level / 2.0))
     plug_in = calib_mse_from_bins(st)

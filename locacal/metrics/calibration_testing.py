@@ -26,6 +26,8 @@ from locacal._validation import (
     check_choice,
     check_int,
     check_scores_labels,
+    check_seed,
+    plain,
     positive_weight_rows,
     public_api,
 )
@@ -252,12 +254,13 @@ def calibration_test(scores: Any, labels: Any, *, statistic: str = "lcs", method
     check_choice(statistic, tuple(STATISTICS), "statistic")
     check_choice(method, METHODS, "method")
     n_resamples = check_int(n_resamples, "n_resamples", minimum=1)
+    seed = check_seed(seed)
     spec = STATISTICS[statistic]
     if method == "auto":
         method = _auto_method(spec, s)
     if method == "asymptotic":
         if spec.asymptotic is None:
-            raise ValueError(f"statistic {statistic!r} has no known asymptotic null "
+            raise ValueError(f"statistic {plain(statistic)!r} has no known asymptotic null "
                              "distribution; use method='resampling' (or 'auto')")
         value, pvalue = spec.asymptotic(s, y, w)
         return CalibrationTestResult(float(value), float(pvalue), None, method, spec.label,

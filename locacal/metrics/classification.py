@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from locacal._validation import (
+    check_aligned,
     check_probabilities,
     check_scores,
     check_weights,
@@ -65,6 +66,7 @@ def true_mse(scores: Any, true_p: Any, *, weights: Any = None) -> float:
     Machado, Charpentier et al. (2024), eq. (4).
     """
     s = check_scores(scores)
+    check_aligned({"scores": scores, "true_p": true_p, "weights": weights})
     p = check_probabilities(true_p, s.size)
     w = check_weights(weights, s.size)
     return _mean((p - s) ** 2, w)

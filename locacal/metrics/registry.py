@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from locacal._validation import public_api
+from locacal._validation import plain, public_api
 from locacal.curves._local_engine import local_params
 from locacal.divergence import kl_divergence
 from locacal.metrics._prepared import PreparedSample, prepare
@@ -250,7 +250,7 @@ METRICS: MappingProxyType[str, Metric] = MappingProxyType({m.name: m for m in _T
 
 def _names(metrics: Iterable[str]) -> tuple[str, ...]:
     if isinstance(metrics, str):
-        raise TypeError(f"metrics must be a sequence of names, got the string {metrics!r}")
+        raise TypeError(f"metrics must be a sequence of names, got the string {plain(metrics)!r}")
     names = tuple(metrics)
     unknown = [m for m in names if m not in METRICS]
     if unknown:

@@ -8,19 +8,22 @@ each score vector once; with ``ci=True`` the intervals and null expectations com
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from locacal._validation import (
+    check_bool,
     check_int,
     check_level,
     check_probabilities,
     check_scores_labels,
+    check_seed,
     has_dask,
     is_dask,
+    plain,
     public_api,
 )
 from locacal.metrics.registry import METRICS, evaluate
@@ -53,11 +56,13 @@ EXPLAIN_COLUMNS = ("better", "meaning", "reference")
 
 
 def _columns(clinical: bool, extra: Sequence[str], true_p: Any) -> tuple[str, ...]:
-    if not isinstance(clinical, bool):
-        raise TypeError(f"clinical must be True or False, got {clinical!r}")
+    check_bool(clinical, "clinical")
     if isinstance(extra, str):
-        raise TypeError(f"extra must be a sequence of metric names, got the string {extra!r}")
+        raise TypeError(f"extra must be a sequence of metric names, got the string "
+                        f"{plain(extra)!r}")
     columns = REPORT_COLUMNS + CLINICAL_COLUMNS if clinical else REPORT_COLUMNS
+    if not isinstance(extra, Iterable):
+        raise TypeError(f"extra must be a sequence of metric names, got {plain(extra)!r}")
     added = tuple(extra)
     for name in added:
         if name not in METRICS:
@@ -261,8 +266,11 @@ def calibration_report(scores: Any, labels: Any, *, true_p: Any = None, weights:
         NaN for the others
         (:data:`locacal._cells.NOT_FROM_CELLS` says why); no ``ci``, no ``true_p``.
     """
-    if not isinstance(ci, bool):
-        raise TypeError(f"ci must be True or False, got {ci!r}")
+    check_bool(ci, "ci")
+    # checked whether or not ci draws them, so that a bad value is never accepted silently
+    seed = check_seed(seed)
+    n_boot = check_int(n_boot, "n_boot", minimum=1)
+    level = check_level(level)
     columns = _columns(clinical, extra, true_p)
     inputs = scores.values() if isinstance(scores, Mapping) else [scores]
     if has_dask(labels, weights, true_p, *inputs):
@@ -278,8 +286,6 @@ def calibration_report(scores: Any, labels: Any, *, true_p: Any = None, weights:
             table = pd.DataFrame(rows).rename_axis("model").reset_index()
             return table[["model", *columns]]
         return _one_report(scores, labels, true_p, weights, threshold, columns)
-    n_boot = check_int(n_boot, "n_boot", minimum=1)
-    level = check_level(level)
     entropy = int(np.random.default_rng(seed).integers(2**63))
     models = dict(scores) if isinstance(scores, Mapping) else {None: scores}
     n = len(labels) if hasattr(labels, "__len__") else 0
@@ -363,6 +369,9 @@ def explain_report(report: pd.Series | pd.DataFrame) -> pd.DataFrame:
     else:  # ci=True, one model: indexed by metric
         table = report.copy()
     names = table["metric"] if "metric" in table.columns else table.index
+    if len(names) == 0:
+        raise ValueError(f"report is an empty {type(report).__name__}: it holds no metric to "
+                         "explain; pass what calibration_report returns")
     unknown = [m for m in names if m not in METRICS]
     if unknown:
         raise ValueError(f"report holds metrics locacal does not know: {unknown}")

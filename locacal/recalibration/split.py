@@ -8,6 +8,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from locacal._validation import as_1d_float, check_seed, plain
+
 __all__ = ["SLIDES_PROPORTIONS", "SPLIT_NAMES", "TREE_PROPORTIONS", "split"]
 
 SPLIT_NAMES = ("train", "calibration", "test")
@@ -20,15 +22,12 @@ TREE_PROPORTIONS = (0.5, 0.25, 0.25)
 
 
 def _check_proportions(proportions: Any) -> np.ndarray:
-    try:
-        p = np.asarray(proportions, dtype=np.float64)
-    except (TypeError, ValueError):
-        raise TypeError(f"proportions must be three numbers, got {proportions!r}") from None
+    p = as_1d_float(proportions, "proportions")
     if p.shape != (3,):
         raise ValueError(f"proportions must be three numbers (train, calibration, test), "
-                         f"got {proportions!r}")
+                         f"got {plain(proportions)!r}")
     if not (np.all(np.isfinite(p)) and np.all(p > 0) and abs(p.sum() - 1.0) < 1e-9):
-        raise ValueError(f"proportions must be positive and sum to 1, got {proportions!r}")
+        raise ValueError(f"proportions must be positive and sum to 1, got {plain(proportions)!r}")
     return p
 
 
@@ -104,6 +103,7 @@ def split(
     [6, 2, 2]
     """
     p = _check_proportions(proportions)
+    seed = check_seed(seed)
     arrays = data_or_arrays
     if isinstance(arrays, tuple | list):
         if len(arrays) == 0:
@@ -115,11 +115,13 @@ def split(
         n = lengths.pop()
     else:
         n = _n_rows(arrays)
+    if n == 0:
+        raise ValueError("data_or_arrays has no rows")
     if isinstance(stratify, str):
         if not isinstance(data_or_arrays, pd.DataFrame):
             raise TypeError("stratify may name a column only when data_or_arrays is a DataFrame")
         if stratify not in data_or_arrays.columns:
-            raise ValueError(f"stratify names no column of the DataFrame: {stratify!r}")
+            raise ValueError(f"stratify names no column of the DataFrame: {plain(stratify)!r}")
         stratify = data_or_arrays[stratify]
     if stratify is None:
         groups = [np.arange(n)]

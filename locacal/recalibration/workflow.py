@@ -12,10 +12,12 @@ import pandas as pd
 from sklearn.base import clone
 
 from locacal._validation import (
+    check_aligned,
     check_fraction,
     check_labels,
     check_probabilities,
     check_scores,
+    plain,
     public_api,
 )
 from locacal.curves import METHODS, make_calibrator
@@ -26,7 +28,8 @@ from locacal.recalibration.split import SPLIT_NAMES
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-__all__ = ["METRIC_COLUMNS", "STUDY_SETTINGS", "RecalibrationResult", "recalibrate"]
+__all__ = ["METRIC_COLUMNS", "STUDY_SETTINGS", "RecalibrationResult", "check_methods",
+           "recalibrate"]
 
 #: Metric columns of :attr:`RecalibrationResult.metrics`, in order (``true_mse`` only when
 #: true probabilities are given).
@@ -59,51 +62,54 @@ def _as_split(data: Any, name: str, true_p: Any, columns: tuple[str, str]) -> _S
     if isinstance(data, pd.DataFrame):
         for col in (score_col, label_col):
             if col not in data.columns:
-                raise ValueError(f"the {name} DataFrame has no column {col!r} (columns: "
+                raise ValueError(f"the {name} DataFrame has no column {plain(col)!r} (columns: "
                                  f"{list(data.columns)}); set score_column / label_column")
         scores, labels = data[score_col], data[label_col]
         if isinstance(true_p, str):
             if true_p not in data.columns:
-                raise ValueError(f"the {name} DataFrame has no true_p column {true_p!r}")
+                raise ValueError(f"the {name} DataFrame has no true_p column {plain(true_p)!r}")
             true_p = data[true_p]
     elif isinstance(data, tuple | list) and len(data) == 2:
         scores, labels = data
         if isinstance(true_p, str):
-            raise TypeError(f"true_p names a column ({true_p!r}) but the {name} split is a "
+            raise TypeError(f"true_p names a column ({plain(true_p)!r}) but the {name} split is a "
                             "(scores, labels) pair; give true_p as three arrays instead")
     else:
         raise TypeError(f"{name} must be a DataFrame or a (scores, labels) pair, "
                         f"got {type(data).__name__}")
     s = check_scores(scores, f"{name} scores")
+    check_aligned({f"{name} scores": scores, f"{name} labels": labels,
+                   f"{name} true_p": true_p})
     y = check_labels(labels, s.size, f"{name} labels")
     p = None if true_p is None else check_probabilities(true_p, s.size, f"{name} true_p")
     return _Split(s, y, p)
 
 
-def _methods(methods: Any) -> dict[str, Any]:
-    """Unfitted estimators by name, from names or a ``{name: estimator}`` mapping."""
+def check_methods(methods: Any) -> dict[str, Any]:
+    """Unfitted estimators by name, from names or a ``{name: estimator}`` mapping (the
+    ``methods`` of :func:`recalibrate`; the studies check theirs with it before any work)."""
     if isinstance(methods, Mapping):
         chosen = dict(methods)
         for name, est in chosen.items():
             if not (hasattr(est, "fit") and hasattr(est, "predict")):
-                raise TypeError(f"methods[{name!r}] must be an estimator with fit and predict, "
-                                f"got {type(est).__name__}")
+                raise TypeError(f"methods[{plain(name)!r}] must be an estimator with fit and "
+                                f"predict, got {type(est).__name__}")
     else:
         if isinstance(methods, str) or not isinstance(methods, Sequence):
             raise TypeError("methods must be a sequence of names or a {name: estimator} "
-                            f"mapping, got {methods!r}")
+                            f"mapping, got {plain(methods)!r}")
         chosen = {}
         for name in methods:
             if name not in METHODS:
-                raise ValueError(f"unknown method {name!r}; choose among {tuple(METHODS)} or "
-                                 "pass a {name: estimator} mapping")
+                raise ValueError(f"methods holds the unknown method {plain(name)!r}; choose among "
+                                 f"{tuple(METHODS)} or pass a {{name: estimator}} mapping")
             chosen[name] = make_calibrator(name, **STUDY_SETTINGS.get(name, {}))
     if not chosen:
         raise ValueError("methods is empty")
     for name in chosen:
         if not isinstance(name, str) or name in (UNCALIBRATED, TRUE_P):
             raise ValueError(f"method names must be strings other than {UNCALIBRATED!r} and "
-                             f"{TRUE_P!r}, got {name!r}")
+                             f"{TRUE_P!r}, got {plain(name)!r}")
     if len(chosen) != len(list(methods)):
         raise ValueError(f"methods holds a name twice: {list(methods)}")
     return {name: clone(est) for name, est in chosen.items()}
@@ -145,7 +151,7 @@ class RecalibrationResult:
     def summary(self, split: str = "test") -> pd.DataFrame:
         """The metrics of one split, one row per method (index ``method``)."""
         if split not in self.scores:
-            raise ValueError(f"unknown split {split!r}; this result has {list(self.scores)}")
+            raise ValueError(f"unknown split {plain(split)!r}; this result has {list(self.scores)}")
         table = self.metrics[self.metrics["split"] == split]
         return table.drop(columns="split").set_index("method")
 
@@ -191,7 +197,7 @@ class RecalibrationResult:
         from locacal.plotting import palette
 
         if split not in self.scores:
-            raise ValueError(f"unknown split {split!r}; this result has {list(self.scores)}")
+            raise ValueError(f"unknown split {plain(split)!r}; this result has {list(self.scores)}")
         if ax is None:
             import matplotlib.pyplot as plt
 
@@ -317,10 +323,13 @@ def recalibrate(
     known = [sp.true_p is not None for sp in splits.values()]
     if any(known) and not all(known):
         raise ValueError("true_p is given for some splits only; give it for every split")
-    estimators = _methods(methods)
+    estimators = check_methods(methods)
     cal = splits["calibration"]
-    for est in estimators.values():
-        est.fit(cal.scores, cal.labels)
+    for name, est in estimators.items():
+        try:
+            est.fit(cal.scores, cal.labels)
+        except (TypeError, ValueError) as err:  # say which method and which split
+            raise type(err)(f"fitting {plain(name)!r} on the calibration split: {err}") from err
 
     rows, frames = [], {}
     for split_name, sp in splits.items():

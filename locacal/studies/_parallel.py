@@ -14,7 +14,7 @@ import numpy as np
 from joblib import Parallel, delayed
 from tqdm.auto import tqdm
 
-from locacal._validation import check_int
+from locacal._validation import check_bool, check_int, check_seed
 
 __all__ = ["child_seeds", "parallel_map"]
 
@@ -27,12 +27,11 @@ def child_seeds(seed: Any, n: int) -> list[np.random.SeedSequence]:
     Child i is the same whatever ``n`` is, so a run of 20 replications reproduces the first 20
     of a run of 200.
     """
+    seed = check_seed(seed, kind="spawn")
     if isinstance(seed, np.random.SeedSequence):
         root = np.random.SeedSequence(seed.entropy, spawn_key=seed.spawn_key)
-    elif seed is None or (isinstance(seed, int | np.integer) and not isinstance(seed, bool)):
-        root = np.random.SeedSequence(seed)
     else:
-        raise TypeError(f"seed must be an int, a numpy SeedSequence or None, got {seed!r}")
+        root = np.random.SeedSequence(seed)
     return root.spawn(n)
 
 
@@ -40,6 +39,7 @@ def parallel_map(func: Callable[..., T], tasks: Sequence[Any], *, n_jobs: int | 
                  progress: bool = True, desc: str | None = None) -> list[T]:
     """``[func(*task) for task in tasks]`` on ``n_jobs`` workers (joblib; -1: all cores),
     results in task order, with a tqdm progress bar unless ``progress=False``."""
+    check_bool(progress, "progress")
     if n_jobs is not None:
         n_jobs = check_int(n_jobs, "n_jobs")
         if n_jobs == 0:

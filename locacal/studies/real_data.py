@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from locacal._validation import check_choice
+from locacal._validation import check_choice, check_seed
 from locacal.studies._parallel import child_seeds
 
 if TYPE_CHECKING:
@@ -187,7 +187,10 @@ def real_data_study(
     RealDataStudy
     """
     from locacal.recalibration import recalibrate, split
+    from locacal.recalibration.workflow import check_methods
 
+    seed = check_seed(seed, kind="int")
+    check_methods(methods)  # before the models are fitted
     split_seed, model_seed = child_seeds(seed, 2)
     frame = load_fair()
     parts = split(frame, proportions, seed=np.random.default_rng(split_seed), stratify="label")

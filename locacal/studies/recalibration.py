@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from locacal import simulate
-from locacal._validation import check_int, check_positive
+from locacal._validation import check_int, check_positive, check_seed, plain
 from locacal.recalibration.split import SLIDES_PROPORTIONS, split
 from locacal.recalibration.workflow import recalibrate
 
@@ -37,9 +37,7 @@ DEFAULT_METHODS = ("platt", "isotonic", "beta", "local")
 
 
 def _children(seed: Any, n: int) -> list[np.random.SeedSequence]:
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
-        raise TypeError(f"seed must be an int, got {seed!r}")
-    return np.random.SeedSequence(int(seed)).spawn(n)
+    return np.random.SeedSequence(check_seed(seed, kind="int")).spawn(n)
 
 
 def _rows(result: Any, sample: int) -> pd.DataFrame:
@@ -145,7 +143,7 @@ def study_summary(table: pd.DataFrame, *, split: str = "test",
     """
     part = table[table["split"] == split]
     if part.empty:
-        raise ValueError(f"the table has no rows for split {split!r}")
+        raise ValueError(f"the table has no rows for split {plain(split)!r}")
     missing = [m for m in metrics if m not in part.columns]
     if missing:
         raise ValueError(f"the table has no metric columns {missing}")

@@ -13,7 +13,7 @@ calibration", and the R scripts of the study (``sim-calibration.R``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -28,6 +28,7 @@ from locacal._validation import (
     check_fraction,
     check_int,
     check_positive,
+    plain,
 )
 from locacal.studies._parallel import child_seeds, parallel_map
 
@@ -134,6 +135,10 @@ class SimulationResult:
 
 
 def _scenarios(alphas: Sequence[float], gammas: Sequence[float]) -> list[tuple[str, float]]:
+    for name, values in (("alphas", alphas), ("gammas", gammas)):
+        if isinstance(values, str) or not isinstance(values, Iterable):
+            raise TypeError(f"{name} must be a sequence of numbers (possibly empty), got "
+                            f"{plain(values)!r}")
     scen = [("alpha", check_positive(a, "alphas")) for a in alphas]
     scen += [("gamma", check_positive(g, "gammas")) for g in gammas]
     if not scen:

@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 
 from locacal import simulate
-from locacal._validation import CalibrationWarning, as_1d_float, check_fraction, check_int
+from locacal._validation import CalibrationWarning, as_1d_float, check_fraction, check_int, plain
 from locacal.metrics._prepared import PreparedSample, prepare
 from locacal.metrics.binned import calib_mse_from_bins
 from locacal.studies._parallel import child_seeds
@@ -55,7 +55,7 @@ def _ks(ks: Sequence[float]) -> list[float]:
     if not values:
         raise ValueError("ks is empty: give at least one distortion (0 for calibrated pairs)")
     if max(values) > 0.5:
-        raise ValueError(f"ks must lie in [0, 0.5], got {max(values)!r}")
+        raise ValueError(f"ks must lie in [0, 0.5], got {plain(max(values))!r}")
     return values
 
 

@@ -22,10 +22,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from locacal._validation import check_choice
+from locacal._validation import check_choice, check_int, check_nonnegative, check_seed
 from locacal.divergence import kl_divergence
 from locacal.recalibration.split import TREE_PROPORTIONS
-from locacal.recalibration.workflow import recalibrate
+from locacal.recalibration.workflow import check_methods, recalibrate
 from locacal.studies.tree_models import (
     SPLITS,
     _features,
@@ -145,6 +145,10 @@ def tree_case_study(
     TreeCaseStudy
         ``.table``, ``.summary(split)``, ``.models``, ``.recalibrations``, ``.data``.
     """
+    seed = check_seed(seed, kind="int")
+    cp = check_nonnegative(cp, "cp")
+    cv = check_int(cv, "cv", minimum=2)
+    check_methods(methods)  # before the data are drawn and the trees grown
     data = tree_data(n_obs, proportions=proportions, seed=seed)
     x_train, y_train = _features(data["train"]), data["train"]["label"].to_numpy()
     leaf = _min_leaf(min_leaf, y_train.size)

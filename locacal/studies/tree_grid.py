@@ -22,12 +22,17 @@ import numpy as np
 import pandas as pd
 from sklearn.ensemble import RandomForestRegressor
 
-from locacal._validation import as_1d_float, check_choice, check_int
+from locacal._validation import (
+    as_1d_float,
+    check_choice,
+    check_int,
+    check_nonnegative,
+    check_seed,
+)
 from locacal.metrics.registry import evaluate
 from locacal.studies._parallel import parallel_map
 from locacal.studies.tree_models import (
     SPLITS,
-    _check_cp,
     _check_data,
     _features,
     _leaf_holders,
@@ -196,9 +201,11 @@ def tree_grid_study(
     GridStudy
         ``metrics`` has the hyperparameter columns ``min_leaf`` and ``cp``.
     """
+    seed = check_seed(seed, kind="int")
+    leaves = [check_int(v, "min_leaves", minimum=1) for v in as_1d_float(min_leaves,
+                                                                          "min_leaves")]
+    cp_values = np.array([check_nonnegative(cp, "cps") for cp in as_1d_float(cps, "cps")])
     data = _grid_data(data, seed)
-    leaves = [check_int(v, "min_leaves", minimum=1) for v in min_leaves]
-    cp_values = np.array([_check_cp(cp, "cps") for cp in as_1d_float(cps, "cps")])
     train = data["train"]
     labels = train["label"].to_numpy()
     alphas = cp_values * float(labels.var())
@@ -267,10 +274,14 @@ def forest_grid_study(
         ``metrics`` has the hyperparameter columns ``n_estimators``, ``min_leaf`` and
         ``max_features``.
     """
+    seed = check_seed(seed, kind="int")
+    sizes = sorted({check_int(v, "n_estimators", minimum=1)
+                    for v in as_1d_float(n_estimators, "n_estimators")})
+    leaves = [check_int(v, "min_leaves", minimum=1) for v in as_1d_float(min_leaves,
+                                                                          "min_leaves")]
+    feats = [check_int(v, "max_features", allowed=(1, 2))
+             for v in as_1d_float(max_features, "max_features")]
     data = _grid_data(data, seed)
-    sizes = sorted({check_int(v, "n_estimators", minimum=1) for v in n_estimators})
-    leaves = [check_int(v, "min_leaves", minimum=1) for v in min_leaves]
-    feats = [check_int(v, "max_features", allowed=(1, 2)) for v in max_features]
     tasks = [(sizes, m, f, seed, data) for m in leaves for f in feats]
     results = parallel_map(_forest_task, tasks, n_jobs=n_jobs, progress=progress,
                            desc="forests")

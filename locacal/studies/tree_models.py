@@ -26,7 +26,7 @@ from sklearn.model_selection import KFold
 from sklearn.tree import DecisionTreeRegressor
 
 from locacal import simulate
-from locacal._validation import check_int, check_labels
+from locacal._validation import check_int, check_labels, check_nonnegative
 from locacal.recalibration.split import SPLIT_NAMES, TREE_PROPORTIONS, split
 from locacal.studies._parallel import child_seeds
 
@@ -93,13 +93,6 @@ def _tree(min_leaf: int, ccp_alpha: float = 0.0, random_state: int = 0) -> Decis
                                  ccp_alpha=ccp_alpha, random_state=random_state)
 
 
-def _check_cp(cp: Any, name: str = "cp") -> float:
-    value = float(cp)
-    if not (np.isfinite(value) and value >= 0):
-        raise ValueError(f"{name} must be a finite number >= 0, got {cp!r}")
-    return value
-
-
 def rpart_tree(X: Any, y: Any, *, cp: float = 0.01, min_leaf: int | None = None,
                random_state: int = 0) -> DecisionTreeRegressor:
     r"""The slides' regression tree: R rpart's default pruning, in scikit-learn.
@@ -134,7 +127,7 @@ def rpart_tree(X: Any, y: Any, *, cp: float = 0.01, min_leaf: int | None = None,
         Fitted.
     """
     x, labels = _xy(X, y)
-    cp = _check_cp(cp)
+    cp = check_nonnegative(cp, "cp")
     tree = _tree(_min_leaf(min_leaf, labels.size), cp * float(labels.var()), random_state)
     return tree.fit(x, labels)
 
