@@ -11,6 +11,10 @@ rules are the same everywhere:
   {-1, 1}, {1, 2}, categories) together with ``pos_label``, the positive class;
 * ``weights`` must be finite, non-negative and not all zero;
 * lengths must agree and arrays must not be empty;
+* integer sizes are bounded above as well as below, so that a slip such as ``bins=1e9`` gets a
+  ValueError naming the argument rather than a MemoryError or an endless loop: bins and
+  groups by the sample (:func:`check_bins`), grids over [0, 1] by :data:`MAX_GRID_POINTS`,
+  resample counts by :data:`MAX_RESAMPLES`;
 * pandas inputs that meet (scores, labels, weights, true_p) must share one index, in the
   same order, because locacal pairs observations by position, not by index label.
 
@@ -58,17 +62,22 @@ from typing import Any, ParamSpec, TypeVar
 import numpy as np
 
 __all__ = [
+    "MAX_GRID_POINTS",
+    "MAX_RESAMPLES",
     "CalibrationWarning",
     "as_1d_float",
     "binary_labels",
     "check_aligned",
+    "check_bins",
     "check_choice",
     "check_fraction",
+    "check_grid_size",
     "check_int",
     "check_labels",
     "check_level",
     "check_positive",
     "check_probabilities",
+    "check_resamples",
     "check_scores",
     "check_scores_labels",
     "has_dask",
@@ -611,15 +620,21 @@ def check_fraction(value: Any, name: str, *, low_open: bool = True) -> float:
     return v
 
 
-def positive_weight_rows(scores: np.ndarray, labels: np.ndarray,
-                         weights: np.ndarray | None) -> tuple[np.ndarray, np.ndarray,
-                                                              np.ndarray | None]:
-    """The rows with positive weight (a case of weight zero is not in the sample); the arrays
-    themselves when no weight is zero."""
+def positive_weight_rows(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray | None,
+                         *aligned: np.ndarray | None) -> tuple[Any, ...]:
+    """The rows with positive weight: ``(scores, labels, weights, *aligned)`` restricted to them.
+
+    A case of weight zero is not in the sample (README, "Weights"): every fit, bin, window,
+    resample and cross-validation fold is formed from the rows of positive weight only, so
+    this is the one place where those rows leave. ``aligned`` are further arrays of the same
+    rows (true probabilities, ...; None stays None). The arrays themselves are returned when
+    no weight is zero.
+    """
     if weights is None or (weights > 0).all():
-        return scores, labels, weights
+        return (scores, labels, weights, *aligned)
     keep = weights > 0
-    return scores[keep], labels[keep], weights[keep]
+    return (scores[keep], labels[keep], weights[keep],
+            *(None if a is None else a[keep] for a in aligned))
 
 
 def check_level(level: Any, name: str = "level") -> float:
@@ -642,8 +657,13 @@ def check_positive(value: Any, name: str) -> float:
 
 
 def check_int(value: Any, name: str, *, minimum: int | None = None,
+              maximum: int | None = None, why: str = "",
               allowed: Iterable[int] | None = None) -> int:
-    """Validate an integer parameter, optionally bounded below or from a fixed set."""
+    """Validate an integer parameter, optionally bounded below and above or from a fixed set.
+
+    ``why`` (appended to the message when ``value`` exceeds ``maximum``) says where the upper
+    bound comes from, e.g. ``"the number of observations with positive weight"``.
+    """
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         if isinstance(value, float) and value.is_integer():
             value = int(value)
@@ -656,7 +676,54 @@ def check_int(value: Any, name: str, *, minimum: int | None = None,
             raise ValueError(f"{name} must be one of {allowed}, got {v}")
     if minimum is not None and v < minimum:
         raise ValueError(f"{name} must be >= {minimum}, got {v}")
+    if maximum is not None and v > maximum:
+        reason = f" ({why})" if why else ""
+        raise ValueError(f"{name} must be at most {maximum}{reason}, got {v}")
     return v
+
+
+def check_bins(value: Any, n: int, name: str = "bins", *, minimum: int = 1,
+               default: int = 10) -> int:
+    """Validate a number of bins (or groups) for ``n`` observations of positive weight.
+
+    An integer from ``minimum`` to ``max(n, default)``. More bins than observations leave at
+    least ``bins - n`` of them empty whatever the strategy, and empty bins are dropped, so a
+    larger number adds nothing but memory (1e9 bins would allocate gigabytes). The function's
+    ``default`` stays allowed on samples smaller than it: those bins are then mostly empty,
+    which the small-bin warning of the binned statistics reports.
+    """
+    n = int(n)
+    why = (f"the number of observations: more {name} than observations only add empty ones"
+           if n >= default else f"its default, as there are only {n} observations")
+    return check_int(value, name, minimum=minimum, maximum=max(n, default), why=why)
+
+
+#: Most points (or cells) of a grid over [0, 1] (the LCS's and WMSE's ``grid_size``, the KL
+#: divergence's points and bins): 2^16, the cells of the binned score density
+#: (:data:`locacal.density.BINNED_CELLS`), a step of 1.5e-5 below which a Riemann sum over
+#: [0, 1] changes by rounding only while its cost keeps growing.
+MAX_GRID_POINTS = 2**16
+
+#: Most resamples of a bootstrap, consistency or permutation scheme (``n_boot``,
+#: ``n_resamples``, ``n_samples``): the Monte Carlo error of a probability or quantile
+#: estimated from B resamples is at most 0.5 / sqrt(B), 5e-4 at 10^6; more only cost (the
+#: replicates alone take B x points x 8 bytes).
+MAX_RESAMPLES = 10**6
+
+
+def check_grid_size(value: Any, name: str = "grid_size", *, minimum: int = 2) -> int:
+    """Validate the number of points (or cells) of a grid over [0, 1]: ``minimum`` to
+    :data:`MAX_GRID_POINTS`."""
+    return check_int(value, name, minimum=minimum, maximum=MAX_GRID_POINTS,
+                     why="a grid of [0, 1] finer than 2^16 steps resolves nothing more and "
+                         "only costs")
+
+
+def check_resamples(value: Any, name: str, *, minimum: int = 1) -> int:
+    """Validate a number of resamples: ``minimum`` to :data:`MAX_RESAMPLES`."""
+    return check_int(value, name, minimum=minimum, maximum=MAX_RESAMPLES,
+                     why="the Monte Carlo error is then below 5e-4; more resamples only cost "
+                         "time and memory")
 
 
 def check_choice(value: Any, choices: Sequence[str], name: str) -> str:

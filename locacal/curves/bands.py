@@ -73,7 +73,7 @@ from scipy.special import expit
 from scipy.stats import norm
 from sklearn.base import clone
 
-from locacal._validation import CalibrationWarning, check_choice, check_int, warn
+from locacal._validation import CalibrationWarning, check_choice, check_resamples, warn
 
 if TYPE_CHECKING:
     from locacal.curves._base import BaseCalibrator
@@ -115,8 +115,9 @@ def check_interval(interval: Any) -> str:
 
 
 def check_n_boot(n_boot: Any) -> int:
-    """Validate the number of resamples (at least 10, so that quantiles mean something)."""
-    return check_int(n_boot, "n_boot", minimum=10)
+    """Validate the number of resamples: at least 10, so that quantiles mean something, and
+    at most :data:`locacal._validation.MAX_RESAMPLES`."""
+    return check_resamples(n_boot, "n_boot", minimum=10)
 
 
 def proportion_band(estimate: np.ndarray, var_factor: np.ndarray, level: float,
