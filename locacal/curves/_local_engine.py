@@ -13,9 +13,20 @@ from locacal.curves._local_fit import LocalParams, fit_points
 from locacal.curves._local_window import KERNELS, SortedSample, sort_sample
 from locacal.curves._locfit_tree import build_tree
 
-__all__ = ["EVALUATIONS", "estimate_sorted", "local_estimate", "local_params"]
+__all__ = ["EVALUATIONS", "MAX_MAXK", "check_maxk", "estimate_sorted", "local_estimate",
+           "local_params"]
 
 EVALUATIONS = ("exact", "locfit")
+#: Largest ``maxk``: R's locfit allocates its vertex space for ``maxk`` up front (6.3 GB at
+#: 1e9); 10^6 allows 5000 times the default budget of 200.
+MAX_MAXK = 10**6
+
+
+def check_maxk(maxk: int) -> int:
+    """Validate locfit's ``maxk``: from 2 (``maxk = 1`` aborts R, and this process) to
+    :data:`MAX_MAXK`."""
+    return check_int(maxk, "maxk", minimum=2, maximum=MAX_MAXK,
+                     why="R allocates the vertex space for maxk up front")
 
 
 def local_params(degree: int = 0, nn: float | None = 0.15, h: float | None = None,

@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from locacal._validation import warn
+
 __all__ = [
     "KERNELS",
     "SortedSample",
@@ -159,6 +161,18 @@ def nn_count(n: int, nn: float | None) -> int:
     if nn is None:
         return 0
     return int(n * nn + 1e-12)
+
+
+def warn_if_widened(n: int, nn: float | None, h: float | None) -> bool:
+    """Whether :func:`effective_count` raises locfit's neighbour count from 0 to 1
+    (``n * nn < 1`` and no fixed ``h``), with a warning; both backends fit with the raised
+    count."""
+    widened = effective_count(n, nn, h) > nn_count(n, nn)
+    if widened:
+        warn(f"n * nn = {n} * {nn} < 1: locfit's bandwidth would be 0 (its fit undefined away "
+             "from the scores); the neighbourhood is raised to the nearest score(s). Increase "
+             "nn or give h")
+    return widened
 
 
 def effective_count(n: int, nn: float | None, h: float | None) -> int:
