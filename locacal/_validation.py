@@ -64,10 +64,12 @@ import numpy as np
 __all__ = [
     "MAX_GRID_POINTS",
     "MAX_RESAMPLES",
+    "MIN_BANDWIDTH",
     "CalibrationWarning",
     "as_1d_float",
     "binary_labels",
     "check_aligned",
+    "check_bandwidth",
     "check_bins",
     "check_choice",
     "check_fraction",
@@ -724,6 +726,24 @@ def check_resamples(value: Any, name: str, *, minimum: int = 1) -> int:
     return check_int(value, name, minimum=minimum, maximum=MAX_RESAMPLES,
                      why="the Monte Carlo error is then below 5e-4; more resamples only cost "
                          "time and memory")
+
+
+#: Smallest standard deviation of a Gaussian kernel (kernel regression, score density), in
+#: score units: squared distances in bandwidths, ((s - t) / h)^2 <= 1e300, stay finite for
+#: scores in [0, 1]. Far below the spacing of the scores every such kernel already gives the
+#: limit (the nearest scores only), so nothing is lost.
+MIN_BANDWIDTH = 1e-150
+
+
+def check_bandwidth(value: Any, name: str) -> float:
+    """Validate a Gaussian kernel's bandwidth: a finite number of at least
+    :data:`MIN_BANDWIDTH`."""
+    h = check_positive(value, name)
+    if h < MIN_BANDWIDTH:
+        raise ValueError(f"{name} must be at least {MIN_BANDWIDTH} (squared distances in "
+                         f"bandwidths would overflow; a bandwidth far below the spacing of "
+                         f"the scores already sees the nearest scores only), got {value!r}")
+    return h
 
 
 def check_choice(value: Any, choices: Sequence[str], name: str) -> str:

@@ -26,8 +26,8 @@ import numpy as np
 
 from locacal._quantile import quantile_type7
 from locacal._validation import (
+    check_bandwidth,
     check_points,
-    check_positive,
     check_scores,
     check_weights,
     public_api,
@@ -380,7 +380,9 @@ def reflected_kde(scores: Any, points: Any, *, weights: Any = None,
         ``bandwidth``, an integer weight of 2 is a duplicated score; the default bandwidth
         counts Kish's effective size (sum w)^2 / sum w^2 instead of sum w.
     bandwidth : float, optional
-        Kernel standard deviation; default R's ``bw.nrd0`` of the reflected sample.
+        Kernel standard deviation, at least 1e-150
+        (:data:`locacal._validation.MIN_BANDWIDTH`); default R's ``bw.nrd0`` of the reflected
+        sample.
 
     Returns
     -------
@@ -408,7 +410,7 @@ def reflected_kde_values(scores: np.ndarray, points: np.ndarray, weights: np.nda
     if bandwidth is None:
         h = reflected_bandwidth(s, w, is_sorted=is_sorted)
     else:
-        h = check_positive(bandwidth, "bandwidth")
+        h = check_bandwidth(bandwidth, "bandwidth")
     total = float(s.size) if w is None else float(w.sum())
     if s.size <= EXACT_MAX_N:
         sums = _gauss_sum(x, s, w, h)

@@ -14,9 +14,9 @@ import numpy as np
 from scipy.stats import entropy
 
 from locacal._validation import (
+    check_bandwidth,
     check_choice,
     check_grid_size,
-    check_positive,
     check_scores,
     public_api,
 )
@@ -154,7 +154,7 @@ def kl_divergence(
         raise ValueError(f"epsilon must be a finite number >= 0, got {epsilon!r}")
     if base is not None and not (np.isfinite(base) and base > 0 and base != 1):
         raise ValueError(f"base must be a positive number other than 1, got {base!r}")
-    h = None if bandwidth is None else check_positive(bandwidth, "bandwidth")
+    h = None if bandwidth is None else check_bandwidth(bandwidth, "bandwidth")
     if method == "hist":
         if h is not None:
             raise ValueError(f"bandwidth applies to method='kde' only; got bandwidth={h!r} "

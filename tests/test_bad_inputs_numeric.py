@@ -246,10 +246,35 @@ def test_issue16_kernel_variance_factor_where_every_kernel_underflows(reg_type):
     np.testing.assert_allclose(factor, (weights**2).sum(axis=0), rtol=1e-10)
 
 
-def test_issue16_kernel_bandwidth_below_the_floor_raises():
+def test_issue16_sweep_gaussian_bandwidths_below_the_floor_raise():
     s, y = _data(50)
-    with pytest.raises(ValueError, match="bw must be at least 1e-150"):
+    floor = r"must be at least 1e-150 \(squared distances in bandwidths would overflow"
+    with pytest.raises(ValueError, match="bw " + floor):
         locacal.calibration_curve(s, y, method="kernel", bw=1e-300)
+    with pytest.raises(ValueError, match="bandwidth " + floor):
+        locacal.density.reflected_kde(s, [0.5], bandwidth=5e-324)
+    # at the floor: finite, the nearest scores only
+    density = locacal.density.reflected_kde(s, [s[0], 0.5], bandwidth=1e-150)
+    assert np.isfinite(density).all() and density[1] == 0.0
+
+
+@pytest.mark.parametrize("h", [1e-30, 1e-200, 5e-324])
+def test_issue16_sweep_local_fit_at_a_vanishing_bandwidth(h):
+    # every window holds the tied copies of its own score only: the fit interpolates the
+    # mean label of each distinct score, with one degree of freedom per distinct score
+    # (the moment sums of the exact engine overflowed to NaN below h = 1e-25 or so)
+    rng = np.random.default_rng(6)
+    s = np.round(rng.uniform(0.01, 0.99, 300), 2)
+    y = (rng.uniform(size=300) < s).astype(float)
+    distinct, inverse, count = np.unique(s, return_inverse=True, return_counts=True)
+    means = np.bincount(inverse, y) / count
+    for degree in (0, 1, 2):
+        table = locacal.smoothing_table(s, y, nn=None, h=[h], degree=degree).table
+        assert table["df"].iloc[0] == pytest.approx(distinct.size, rel=1e-12)
+        assert table["rss"].iloc[0] == pytest.approx(np.sum((y - means[inverse]) ** 2),
+                                                     rel=1e-9)
+        fitted = locacal.LocalRegressionCalibrator(degree=degree, nn=None, h=h, clip=False)
+        np.testing.assert_allclose(fitted.fit(s, y).predict(distinct), means, atol=1e-12)
 
 
 def test_issue16_kl_kde_refuses_a_bandwidth_the_points_cannot_resolve():

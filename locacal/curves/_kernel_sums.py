@@ -31,15 +31,14 @@ that rounding could move by more than :data:`ROUNDING_TOLERANCE` are evaluated d
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 import numpy as np
 
-from locacal._validation import check_positive
+from locacal._validation import check_bandwidth
 from locacal.density import _linear_binning, gauss_convolve_nodes
 
-__all__ = ["CELLS", "EXACT_MAX_WORK", "MIN_BANDWIDTH", "ROUNDING_TOLERANCE", "check_bandwidth",
-           "kernel_regression", "kernel_var_factor"]
+__all__ = ["CELLS", "EXACT_MAX_WORK", "ROUNDING_TOLERANCE", "kernel_regression",
+           "kernel_var_factor"]
 
 #: Up to this many (observation, point) pairs the kernel sums are evaluated directly.
 EXACT_MAX_WORK = 5_000_000
@@ -51,11 +50,6 @@ ROUNDING_TOLERANCE = 1e-9
 #: Absolute rounding of an FFT convolution output, relative to the total mass convolved
 #: (measured at most 2e-16 on 2^16-node masses; 10x margin).
 _FFT_ROUNDING = 2e-15
-
-#: Smallest bandwidth: below it ((s - t) / h)^2 overflows double precision for scores one
-#: apart. A bandwidth far below the spacing of the scores already gives the limit, the mean
-#: label of the nearest observations, so nothing is lost.
-MIN_BANDWIDTH = 1e-150
 
 _REG_TYPES = ("lc", "ll")
 #: Relative size of S0 S2 - S1^2 below which the local line is taken as undetermined.
@@ -183,16 +177,6 @@ def _binned_sums(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray | N
     return est, bound
 
 
-def check_bandwidth(bw: Any, name: str = "bw") -> float:
-    """A finite kernel bandwidth of at least :data:`MIN_BANDWIDTH`."""
-    h = check_positive(bw, name)
-    if h < MIN_BANDWIDTH:
-        raise ValueError(f"{name} must be at least {MIN_BANDWIDTH} (squared distances in "
-                         f"bandwidths would overflow; any bandwidth far below the spacing of "
-                         f"the scores gives the nearest observations' labels), got {bw!r}")
-    return h
-
-
 def kernel_regression(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray | None,
                       points: np.ndarray, bw: float, reg_type: str = "lc") -> np.ndarray:
     """Gaussian kernel regression of ``labels`` on ``scores`` at ``points``.
@@ -217,7 +201,8 @@ def kernel_regression(scores: np.ndarray, labels: np.ndarray, weights: np.ndarra
     points : ndarray
         Evaluation points in [0, 1].
     bw : float
-        Kernel standard deviation, at least :data:`MIN_BANDWIDTH`.
+        Kernel standard deviation, at least
+        :data:`locacal._validation.MIN_BANDWIDTH`.
     reg_type : {"lc", "ll"}
 
     Returns
@@ -232,7 +217,7 @@ def kernel_regression(scores: np.ndarray, labels: np.ndarray, weights: np.ndarra
     """
     if reg_type not in _REG_TYPES:
         raise ValueError(f"unknown reg_type {reg_type!r}; choose one of {_REG_TYPES}")
-    bw = check_bandwidth(bw)
+    bw = check_bandwidth(bw, "bw")
     if weights is not None:  # rows of weight zero carry nothing
         keep = weights > 0
         scores, labels, weights = scores[keep], labels[keep], weights[keep]

@@ -269,16 +269,19 @@ def kernel_weights(dist: np.ndarray, h: float, kernel: str, *,
     """
     if h == 0.0:
         return (dist == 0.0).astype(np.float64)
-    u = dist / h
+    # a score many bandwidths away (a tiny h) has u = inf or a huge u, and weight 0
+    with np.errstate(over="ignore"):
+        u = dist / h
     if kernel == "rect":
         return (u <= 1.0).astype(np.float64)
     if kernel == "gauss":
-        g = GAUSS_FACTOR * u
+        g = GAUSS_FACTOR * np.minimum(u, 2.0 * GAUSS_REACH)  # exp underflows to 0 beyond
         arg = -(g * g) / 2.0
         if libm:
             return np.fromiter(map(math.exp, arg.tolist()), np.float64, arg.shape[0])
         return np.exp(arg)
     outside = u > 1.0
+    u = np.minimum(u, 1.0)  # the weight outside is 0 (below); its powers stay finite
     w = u * u
     if kernel == "epan":
         np.subtract(1.0, w, out=w)

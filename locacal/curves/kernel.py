@@ -6,9 +6,9 @@ from typing import Any
 
 import numpy as np
 
-from locacal._validation import check_choice
+from locacal._validation import check_bandwidth, check_choice
 from locacal.curves._base import BaseCalibrator
-from locacal.curves._kernel_sums import check_bandwidth, kernel_regression, kernel_var_factor
+from locacal.curves._kernel_sums import kernel_regression, kernel_var_factor
 from locacal.curves.bands import proportion_band
 from locacal.density import bw_nrd0
 
@@ -37,12 +37,13 @@ class KernelCalibrator(BaseCalibrator):
     ----------
     reg_type : {"lc", "ll"}, default "lc"
     bw : float or {"nrd0", "cv_ls", "aic"}, default "nrd0"
-        Kernel standard deviation b (at least 1e-150; a bandwidth far below the spacing of
-        the scores gives the mean label of the nearest scores, with the band of their
-        effective number). ``"nrd0"``: R's rule of thumb on the scores
-        (:func:`locacal.density.bw_nrd0`), instant; ``"cv_ls"`` and ``"aic"``:
-        statsmodels' data-driven choices (least-squares cross-validation, AIC of Hurvich et
-        al. 1998), O(n^2) per optimiser step, without weights only.
+        Kernel standard deviation b (at least 1e-150,
+        :data:`locacal._validation.MIN_BANDWIDTH`; a bandwidth far below the spacing of the
+        scores gives the mean label of the nearest scores, with the band of their number).
+        ``"nrd0"``: R's rule of thumb on the scores (:func:`locacal.density.bw_nrd0`),
+        instant; ``"cv_ls"`` and ``"aic"``: statsmodels' data-driven choices (least-squares
+        cross-validation, AIC of Hurvich et al. 1998), O(n^2) per optimiser step, without
+        weights only.
     clip : bool, default True
         Clip the map to [0, 1].
 
@@ -81,7 +82,7 @@ class KernelCalibrator(BaseCalibrator):
             self.bandwidth_ = bw_nrd0(s, w) if self.bw == "nrd0" else _select(s, y, self.bw,
                                                                              self.reg_type)
         else:
-            self.bandwidth_ = check_bandwidth(self.bw)
+            self.bandwidth_ = check_bandwidth(self.bw, "bw")
         self.scores_, self.labels_, self.weights_ = s, y, w
 
     def _predict(self, s: np.ndarray) -> np.ndarray:
