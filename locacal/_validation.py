@@ -477,6 +477,10 @@ def _numeric_01_labels(labels: Any, n: int) -> tuple[np.ndarray, int] | None:
     return np.ascontiguousarray(arr, dtype=np.float64), ones
 
 
+#: Smallest relative weight summed without loss next to a weight of 1: 2^-52.
+_WEIGHT_RANGE = 2.0**-52
+
+
 def check_weights(weights: Any, n: int, name: str = "weights") -> np.ndarray | None:
     """Validate optional case weights and return them as relative weights ``w / max(w)``.
 
@@ -486,7 +490,9 @@ def check_weights(weights: Any, n: int, name: str = "weights") -> np.ndarray | N
     point estimate and makes every later sum safe: the largest weight is 1, so ``sum(w) >= 1``
     cannot underflow to zero (weights of 1e-300) and ``sum(w) <= n``, ``sum(w^2) <= n`` cannot
     overflow (weights of 1e300). A weight below ``max(w) * 2^-1074`` becomes 0: its share of
-    the total is below the smallest double. Constant weights become exactly 1.
+    the total is below the smallest double. Constant weights become exactly 1. Weights that
+    span more than 2^52 (smallest positive to largest) warn: the smallest vanish from any sum
+    next to the largest, so a window or bin holding only them can be undefined.
 
     Raises
     ------
@@ -504,7 +510,14 @@ def check_weights(weights: Any, n: int, name: str = "weights") -> np.ndarray | N
     top = float(w.max())
     if not top > 0:
         raise ValueError(f"{name} are all zero")
-    return w / top
+    w = w / top
+    least = float(w[w > 0].min())
+    if least < _WEIGHT_RANGE:
+        warn(f"{name} span {1.0 / least:.3g} times from the smallest positive one to the "
+             "largest, beyond double precision (4.5e15): a weight that small vanishes from "
+             "any sum that holds a large one, so a window or bin of such rows only can be "
+             "undefined (NaN)")
+    return w
 
 
 def check_scores_labels(

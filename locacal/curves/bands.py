@@ -188,7 +188,14 @@ def resampled_band(calibrator: BaseCalibrator, grid: np.ndarray, kind: str, leve
     if draws is None:
         draws = _refitted_draws(calibrator, grid, kind, n_boot, rng)
     alpha = 1.0 - level
-    lower, upper = np.nanquantile(draws, [alpha / 2, 1 - alpha / 2], axis=0)
+    lower, upper = np.full((2, grid.size), np.nan)
+    defined = ~np.isnan(draws).all(axis=0)
+    if not defined.all():
+        warn(f"no {kind} resample gives a map at {int((~defined).sum())} of the {grid.size} "
+             "grid points (every refit failed or was undefined there): the band is NaN there")
+    if defined.any():
+        lower[defined], upper[defined] = np.nanquantile(
+            draws[:, defined], [alpha / 2, 1 - alpha / 2], axis=0)
     return lower, upper
 
 

@@ -60,6 +60,7 @@ from locacal.curves._local_engine import (
     estimate_sorted,
     local_estimate,
     local_params,
+    warn_undefined,
 )
 from locacal.curves._local_exact import ExactLocalMap
 from locacal.curves._local_fit import SEQUENTIAL_BUDGET, LocalParams, fit_points
@@ -253,7 +254,7 @@ class LocalRegressionCalibrator(BaseCalibrator):
         return exact_fit(self.sample_, self.params_, self.exact_map_, s)
 
     def _finish(self, raw: np.ndarray) -> np.ndarray:
-        _warn_empty(raw)
+        warn_undefined(raw)
         return np.clip(raw, 0.0, 1.0) if self.clip else raw
 
     def _predict(self, s: np.ndarray) -> np.ndarray:
@@ -321,7 +322,7 @@ def tabulate_local_fit(sample: SortedSample, params: LocalParams, grid: np.ndarr
     """
     fits = fit_points(sample, grid, params)
     raw = fits.value if raw is None else raw
-    _warn_empty(raw)
+    warn_undefined(raw)
     estimate = np.clip(raw, 0.0, 1.0) if clip else raw
     if band is None:
         nan = np.full(grid.shape, np.nan)
@@ -347,10 +348,3 @@ def _warn_unsplittable(cells: tuple[float, ...]) -> None:
         warn(f"R's locfit would split its evaluation tree forever near score {cells[0]!r} "
              "(a tied value holding at least floor(n nn) copies) and crash; the native tree "
              "stops at floating-point resolution there")
-
-
-def _warn_empty(raw: np.ndarray) -> None:
-    missing = int(np.count_nonzero(np.isnan(raw)))
-    if missing:
-        warn(f"{missing} evaluation point(s) have no observation with positive weight within "
-             "the bandwidth; the estimate is NaN there (widen h or nn)")

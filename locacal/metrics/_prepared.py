@@ -277,12 +277,13 @@ class PreparedSample:
         sample = self.sorted
         s = sample.scores
         starts = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
-        pos = np.add.reduceat(self._sorted_y if sample.weights is None
-                              else sample.weights * self._sorted_y, starts)
-        total = (np.diff(np.append(starts, self.n)).astype(np.float64)
-                 if sample.weights is None else np.add.reduceat(sample.weights, starts))
-        neg = total - pos
-        below = np.cumsum(neg) - neg
+        y = self._sorted_y
+        # each class summed on its own: total - pos would cancel a weight below 1e-16 of the
+        # group's (a negative of relative weight 1e-40 tied with a positive of weight 1)
+        pos = np.add.reduceat(y if sample.weights is None else sample.weights * y, starts)
+        neg = np.add.reduceat(1.0 - y if sample.weights is None
+                              else sample.weights * (1.0 - y), starts)
+        below = np.concatenate([[0.0], np.cumsum(neg)[:-1]])
         p_sum, n_sum = pos.sum(), neg.sum()
         if p_sum <= 0 or n_sum <= 0:
             return float("nan")

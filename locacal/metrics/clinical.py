@@ -110,7 +110,11 @@ def _logistic_fit(y: np.ndarray, design: np.ndarray, offset: np.ndarray,
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", PerfectSeparationWarning)
-            beta = model.fit(maxiter=100, tol=1e-14, tol_criterion="params").params
+            # statsmodels' own arithmetic: exp of a far IRLS step overflows to a fitted 0
+            # (clipped), and its residual scale (unused by the binomial family) divides by
+            # n - p, 0 for 2 rows; a fit that is not finite in the end is caught below
+            with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+                beta = model.fit(maxiter=100, tol=1e-14, tol_criterion="params").params
             mu = special.expit(design @ beta + offset)
             info = design.T @ (design * (w * mu * (1.0 - mu))[:, None])
             variance = np.diag(np.linalg.inv(info))

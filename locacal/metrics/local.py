@@ -23,7 +23,12 @@ from locacal._validation import (
     positive_weight_rows,
     public_api,
 )
-from locacal.curves._local_engine import EVALUATIONS, estimate_sorted, local_params
+from locacal.curves._local_engine import (
+    EVALUATIONS,
+    estimate_sorted,
+    local_params,
+    warn_undefined,
+)
 from locacal.curves._local_fit import LocalParams
 from locacal.curves._local_window import SortedSample, sort_sample
 from locacal.curves.curve import SLIDES_GRID_SIZE, slides_grid
@@ -129,7 +134,9 @@ def lcs_from_sorted(sample: SortedSample, params: LocalParams, evaluation: str =
     """:func:`lcs` of a sample already validated and sorted (positive weights only), with
     validated parameters: the metric registry's shared sort serves it."""
     grid = slides_grid(sample.scores, grid_size)
-    g = np.clip(estimate_sorted(sample, grid, params, evaluation), 0.0, 1.0)
+    raw = estimate_sorted(sample, grid, params, evaluation)
+    warn_undefined(raw, "the LCS is NaN")
+    g = np.clip(raw, 0.0, 1.0)
     dens = reflected_kde_values(sample.scores, grid, sample.weights, is_sorted=True)
     return float(np.sum(dens * (g - grid) ** 2) / dens.sum())
 
