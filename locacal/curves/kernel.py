@@ -57,7 +57,11 @@ class KernelCalibrator(BaseCalibrator):
     Both estimators are linear smoothers, :math:`\hat g(t) = \sum_i l_i(t) y_i` with
     :math:`l_i = w_i K_i / S_0` (lc) or :math:`l_i = w_i K_i (S_2 - S_1 (s_i - t)) /
     (S_0 S_2 - S_1^2)` (ll); the pointwise band of :meth:`curve` is the binomial interval at
-    the effective size :math:`1 / \sum_i l_i(t)^2` (:mod:`locacal.curves.bands`).
+    the effective size :math:`1 / \sum_i l_i(t)^2` (:mod:`locacal.curves.bands`). Both
+    the estimate and the sum take each point's kernel weights divided by the largest (on the
+    log scale, :func:`~locacal.curves._kernel_sums.kernel_var_factor`), so a bandwidth far
+    below the gaps between the scores gives, at every point, the mean label of the nearest
+    scores and the binomial interval of their number, never 0 / 0.
 
     References
     ----------
