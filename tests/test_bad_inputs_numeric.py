@@ -319,6 +319,18 @@ def test_issue16_lowess_delta_with_robustness_iterations():
     np.testing.assert_allclose(fitted.predict(s), expected, rtol=0, atol=1e-12)
 
 
+def test_issue16_sweep_lowess_with_too_few_neighbours_says_so():
+    s, y = _data(100)
+    with pytest.warns(locacal.CalibrationWarning, match=r"n \* frac = 100 \* 1e-09 < 1"):
+        curve = locacal.calibration_curve(s, y, method="lowess", frac=1e-9)
+    assert np.isfinite(curve.estimate).all()
+    # statsmodels' robust lowess has no fit where every neighbour's weight vanishes: NaN,
+    # with the reason
+    with pytest.warns(locacal.CalibrationWarning, match="statsmodels' lowess is NaN there"):
+        fitted = locacal.LowessCalibrator(frac=1e-9, it=1).fit(s, y)
+        assert np.isnan(fitted.predict([0.5])).all()
+
+
 # --------------------------------------------------------------------------- isotonic seed
 
 

@@ -85,11 +85,12 @@ def estimate_sorted(sample: SortedSample, points: np.ndarray, params: LocalParam
     return fit_points(sample, points, params).value
 
 
-def warn_undefined(raw: np.ndarray, consequence: str = "the estimate is NaN there") -> None:
+def warn_undefined(raw: np.ndarray, consequence: str = "the estimate is NaN there",
+                   remedy: str = "widen h or nn") -> None:
     """Warn about the points where a local fit is NaN: no observation with positive weight in
     the window (a fixed ``h`` narrower than the gaps between scores, or relative weights so
     small, below 1e-16 of those summed before them, that the window's weight sums to 0)."""
     missing = int(np.count_nonzero(np.isnan(raw)))
     if missing:
         warn(f"{missing} evaluation point(s) have no observation with positive weight within "
-             f"the bandwidth; {consequence} (widen h or nn)")
+             f"the bandwidth; {consequence} ({remedy})")

@@ -163,15 +163,16 @@ def nn_count(n: int, nn: float | None) -> int:
     return int(n * nn + 1e-12)
 
 
-def warn_if_widened(n: int, nn: float | None, h: float | None) -> bool:
+def warn_if_widened(n: int, nn: float | None, h: float | None, name: str = "nn") -> bool:
     """Whether :func:`effective_count` raises locfit's neighbour count from 0 to 1
     (``n * nn < 1`` and no fixed ``h``), with a warning; both backends fit with the raised
-    count."""
+    count. ``name`` is the span's name in the message (lowess calls it ``frac``)."""
     widened = effective_count(n, nn, h) > nn_count(n, nn)
     if widened:
-        warn(f"n * nn = {n} * {nn} < 1: locfit's bandwidth would be 0 (its fit undefined away "
-             "from the scores); the neighbourhood is raised to the nearest score(s). Increase "
-             "nn or give h")
+        remedy = "Increase nn or give h" if name == "nn" else f"Increase {name}"
+        warn(f"n * {name} = {n} * {nn} < 1: locfit's bandwidth would be 0 (its fit undefined "
+             f"away from the scores); the neighbourhood is raised to the nearest score(s). "
+             f"{remedy}")
     return widened
 
 

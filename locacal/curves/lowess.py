@@ -8,9 +8,10 @@ import numpy as np
 
 from locacal._validation import check_fraction, check_int, check_positive
 from locacal.curves._base import BaseCalibrator
+from locacal.curves._local_engine import warn_undefined
 from locacal.curves._local_exact import ExactLocalMap
 from locacal.curves._local_fit import LocalParams
-from locacal.curves._local_window import sort_sample
+from locacal.curves._local_window import sort_sample, warn_if_widened
 from locacal.curves.local import exact_fit, tabulate_local_fit
 
 __all__ = ["LowessCalibrator"]
@@ -81,18 +82,22 @@ class LowessCalibrator(BaseCalibrator):
             raise ValueError("it: robustness iterations (and delta > 0) are statsmodels' "
                              "lowess, which takes no weights; use it=0, delta=0 with weights")
         self.sample_ = sort_sample(s, y, w)
+        if not self.statsmodels_:  # the native engine's neighbourhood, raised to 1 if empty
+            warn_if_widened(self.sample_.n, frac, None, "frac")
         self.params_ = LocalParams(degree=1, nn=frac, h=None, kernel="tricube")
         self.exact_map_ = ExactLocalMap(self.sample_, self.params_, clip=False)
         self.knots_ = _fit_at_scores(self.sample_.scores, self.sample_.labels, frac, it,
                                      delta) if delta > 0 else None
 
     def _raw(self, s: np.ndarray) -> np.ndarray:
-        if self.knots_ is not None:
-            return np.interp(s, *self.knots_)
-        if self.statsmodels_:
-            return _statsmodels_lowess(self.sample_.scores, self.sample_.labels, self.frac,
-                                       self.it, xvals=s)
-        return exact_fit(self.sample_, self.params_, self.exact_map_, s)
+        if not self.statsmodels_:
+            return exact_fit(self.sample_, self.params_, self.exact_map_, s)
+        raw = (np.interp(s, *self.knots_) if self.knots_ is not None else
+               _statsmodels_lowess(self.sample_.scores, self.sample_.labels, self.frac, self.it,
+                                   xvals=s))
+        # statsmodels gives NaN where every neighbour's (robustness x tricube) weight is 0
+        warn_undefined(raw, "statsmodels' lowess is NaN there", "widen frac")
+        return raw
 
     def _predict(self, s: np.ndarray) -> np.ndarray:
         raw = self._raw(s)
@@ -118,9 +123,11 @@ def _statsmodels_lowess(scores: np.ndarray, labels: np.ndarray, frac: float, it:
     (in their order) without."""
     import statsmodels.api as sm
 
-    return sm.nonparametric.lowess(labels.astype(np.float64), scores, frac=frac, it=it,
-                                   delta=delta, xvals=xvals, is_sorted=True,
-                                   return_sorted=False)
+    # statsmodels divides 0 / 0 where a window's weights all vanish; the caller reports NaN
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return sm.nonparametric.lowess(labels.astype(np.float64), scores, frac=frac, it=it,
+                                       delta=delta, xvals=xvals, is_sorted=True,
+                                       return_sorted=False)
 
 
 def _fit_at_scores(scores: np.ndarray, labels: np.ndarray, frac: float, it: int,
