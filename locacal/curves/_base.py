@@ -203,8 +203,9 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
         interval : {"wilson", "jeffreys", "clopper-pearson", "normal"}, default "wilson"
             Binomial interval of the linear smoothers' pointwise band (local, lowess,
             kernel, binning); statsmodels' ``proportion_confint``.
-        n_boot : int >= 10, default 200
-            Resamples of the bootstrap and consistency bands.
+        n_boot : int, default 200
+            Resamples of the bootstrap and consistency bands, from 10 to 10^6
+            (:data:`locacal._validation.MAX_RESAMPLES`).
         seed : int, Generator or None
             Seed of those resamples (anything :func:`numpy.random.default_rng` takes).
 
@@ -246,9 +247,10 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
     def curve_(self) -> CalibrationCurve:
         """The fitted map on a display grid of the whole of [0, 1] (steps of 0.005), kept for
         code written against the recalibrators of locacal 0.1; :meth:`curve` is the general
-        form."""
+        form. A bootstrap band here (isotonic, lowess with ``it > 0``) is seeded with 0, so
+        that reading the attribute twice gives the same band."""
         check_is_fitted(self)
-        return self.curve(self._display_grid())
+        return self.curve(self._display_grid(), seed=0)
 
     def _check_flags(self) -> None:
         """Every hyperparameter whose default is True or False (``clip``, ``logit``) must be

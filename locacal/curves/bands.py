@@ -73,7 +73,7 @@ from scipy.special import expit
 from scipy.stats import norm
 from sklearn.base import clone
 
-from locacal._validation import CalibrationWarning, check_choice, check_int, warn
+from locacal._validation import CalibrationWarning, check_choice, check_resamples, warn
 
 if TYPE_CHECKING:
     from locacal.curves._base import BaseCalibrator
@@ -114,8 +114,9 @@ def check_interval(interval: Any) -> str:
 
 
 def check_n_boot(n_boot: Any) -> int:
-    """Validate the number of resamples (at least 10, so that quantiles mean something)."""
-    return check_int(n_boot, "n_boot", minimum=10)
+    """Validate the number of resamples: at least 10, so that quantiles mean something, and
+    at most :data:`locacal._validation.MAX_RESAMPLES`."""
+    return check_resamples(n_boot, "n_boot", minimum=10)
 
 
 def proportion_band(estimate: np.ndarray, var_factor: np.ndarray, level: float,
@@ -173,7 +174,14 @@ def resampled_band(calibrator: BaseCalibrator, grid: np.ndarray, kind: str, leve
     if draws is None:
         draws = _refitted_draws(calibrator, grid, kind, n_boot, rng)
     alpha = 1.0 - level
-    lower, upper = np.nanquantile(draws, [alpha / 2, 1 - alpha / 2], axis=0)
+    lower, upper = np.full((2, grid.size), np.nan)
+    defined = ~np.isnan(draws).all(axis=0)
+    if not defined.all():
+        warn(f"no {kind} resample gives a map at {int((~defined).sum())} of the {grid.size} "
+             "grid points (every refit failed or was undefined there): the band is NaN there")
+    if defined.any():
+        lower[defined], upper[defined] = np.nanquantile(
+            draws[:, defined], [alpha / 2, 1 - alpha / 2], axis=0)
     return lower, upper
 
 
