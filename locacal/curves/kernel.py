@@ -63,6 +63,14 @@ class KernelCalibrator(BaseCalibrator):
     below the gaps between the scores gives, at every point, the mean label of the nearest
     scores and the binomial interval of their number, never 0 / 0.
 
+    Coverage of the 95 % pointwise band (``benchmarks/coverage_bands.py --methods kernel``,
+    200 samples, 2026-11-25): 0.94-0.95 between the 5 % and 95 % score quantiles for both
+    estimators. At the 1 % / 99 % quantiles of over-confident scores (the slides' gamma = 3)
+    the Nadaraya-Watson band ("lc") covers only 0.79 / 0.52 at n = 2000 and 0.51 / 0.17 at
+    n = 20000: the window runs off the end of the data where the map is steepest and its bias
+    shrinks more slowly than the band. The local linear fit (``reg_type="ll"``) covers
+    0.94-0.97 there; prefer it when the ends of the curve matter.
+
     References
     ----------
     Nadaraya (1964); Watson (1964); Racine & Li (2004), as implemented in statsmodels.
