@@ -69,7 +69,6 @@ _EXPORTS = {
     "kl_divergence": "locacal.divergence",
     "simulate": "locacal.simulate",
     "studies": "locacal.studies",
-    "trees": "locacal.trees",
     "testing": "locacal.testing",
     "metrics": "locacal.metrics",
     "curves": "locacal.curves",
@@ -133,13 +132,12 @@ __all__ = [
     "testing",
     "tree_case_study",
     "tree_grid_study",
-    "trees",
     "true_mse",
     "wmse",
 ]
 
 if TYPE_CHECKING:  # for static analysers and IDEs; nothing is imported at run time
-    from locacal import curves, density, metrics, plotting, simulate, studies, testing, trees
+    from locacal import curves, density, metrics, plotting, simulate, studies, testing
     from locacal.curves import (
         BetaCalibrator,
         BinningCalibrator,

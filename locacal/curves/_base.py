@@ -58,8 +58,6 @@ __all__ = ["BANDS", "BaseCalibrator"]
 
 #: How error messages name ``X`` and ``y``: by what they hold, the package's vocabulary.
 SCORES, LABELS = "scores", "labels"
-#: Grid of [0, 1] on which ``curve_`` shows a fitted map.
-DISPLAY_GRID = np.linspace(0.0, 1.0, 201)
 
 
 def _as_scores(X: Any, name: str) -> np.ndarray:
@@ -242,14 +240,6 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
                                 params=self._curve_params(), estimator=self,
                                 in_range=in_range)
 
-    @property
-    def curve_(self) -> CalibrationCurve:
-        """The fitted map on a display grid of the whole of [0, 1] (steps of 0.005), kept for
-        code written against the recalibrators of locacal 0.1; :meth:`curve` is the general
-        form."""
-        check_is_fitted(self)
-        return self.curve(self._display_grid())
-
     def _check_flags(self) -> None:
         """Every hyperparameter whose default is True or False (``clip``, ``logit``) must be
         True or False: a truthy "yes" or 1 is refused, not read."""
@@ -276,9 +266,6 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
         if band == "pointwise":
             lower, upper = self._pointwise_band(grid, estimate, level, interval)
         return estimate, lower, upper, self._counts(grid)
-
-    def _display_grid(self) -> np.ndarray:
-        return DISPLAY_GRID
 
     def _default_grid(self) -> np.ndarray:
         lo, hi = self.score_range_

@@ -49,7 +49,7 @@ def local_estimate(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray |
     points : ndarray
         Validated evaluation points in [0, 1].
     degree, nn, h, kernel
-        See :func:`local_curve`.
+        See :class:`~locacal.curves.local.LocalRegressionCalibrator`.
     evaluation : {"exact", "locfit"}
         Fit at each point, or interpolate locfit's adaptive tree as ``predict`` does.
 

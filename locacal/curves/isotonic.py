@@ -139,9 +139,6 @@ class IsotonicCalibrator(BaseCalibrator):
     def _default_grid(self) -> np.ndarray:
         return self._with_steps(super()._default_grid())
 
-    def _display_grid(self) -> np.ndarray:
-        return self._with_steps(super()._display_grid())
-
     def _counts(self, grid: np.ndarray) -> np.ndarray:
         return self.block_weights_[self._block_index(grid)]
 

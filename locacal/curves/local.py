@@ -66,7 +66,6 @@ from locacal.curves._local_fit import SEQUENTIAL_BUDGET, LocalParams, fit_points
 from locacal.curves._local_window import SortedSample, nn_count, sort_sample
 from locacal.curves._locfit_tree import build_tree
 from locacal.curves.bands import proportion_band
-from locacal.curves.curve import CalibrationCurve
 
 __all__ = [
     "BACKENDS",
@@ -76,7 +75,6 @@ __all__ = [
     "LocalRegressionCalibrator",
     "estimate_sorted",
     "exact_fit",
-    "local_curve",
     "local_estimate",
     "local_params",
     "tabulate_local_fit",
@@ -323,18 +321,6 @@ def tabulate_local_fit(sample: SortedSample, params: LocalParams, grid: np.ndarr
         return estimate, nan, nan, fits.count
     lower, upper = proportion_band(raw, fits.var_factor, level, interval)
     return estimate, lower, upper, fits.count
-
-
-def local_curve(scores: Any, labels: Any, weights: Any = None, *, grid: Any = None,
-                **params: Any) -> CalibrationCurve:
-    """``calibration_curve(scores, labels, method="local", ...)`` (kept for locacal 0.1 code).
-
-    ``params`` are those of :class:`LocalRegressionCalibrator`.
-    """
-    from locacal.curves import calibration_curve
-
-    return calibration_curve(scores, labels, method="local", weights=weights, grid=grid,
-                             **params)
 
 
 def _warn_tiny_k(sample: SortedSample, params: LocalParams) -> None:

@@ -10,8 +10,7 @@
   pruning), :mod:`~locacal.studies.tree_case` (the case study), :mod:`~locacal.studies.tree_grid`
   (tree and forest grids) and :mod:`~locacal.studies.tree_figures`.
 
-Every name is importable from here; :mod:`locacal.trees` and
-:mod:`locacal.recalibration.study`, their former homes, still re-export theirs for old code.
+Every name is importable from here.
 """
 
 from locacal.studies.real_data import (
