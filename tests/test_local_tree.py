@@ -15,7 +15,6 @@ import pytest
 from locacal._validation import CalibrationWarning
 from locacal.curves import calibration_curve
 from locacal.curves._local_fit import LocalParams
-from locacal.curves._local_window import sort_sample
 from locacal.curves._locfit_tree import (
     build_tree,
     locfit_tree_would_crash,
@@ -23,6 +22,7 @@ from locacal.curves._locfit_tree import (
     vertex_budget,
 )
 from locacal.curves.curve import slides_grid
+from locacal.data.sample import sort_sample
 from tests.rhelpers import run_r
 from tests.rreference import r_reference
 

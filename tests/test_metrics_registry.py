@@ -20,8 +20,8 @@ from locacal._validation import check_weights
 from locacal.curves._bins import bin_statistics
 from locacal.metrics._prepared import prepare
 from locacal.metrics.registry import METRICS, NEEDS, evaluate
-from locacal.metrics.report import REPORT_COLUMNS
 from locacal.recalibration.workflow import METRIC_COLUMNS
+from locacal.report.table import REPORT_COLUMNS
 
 
 def _sample(seed: int, n: int, ties: bool, weighted: bool):

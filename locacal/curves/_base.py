@@ -23,14 +23,16 @@ counts together).
 from __future__ import annotations
 
 import inspect
+import warnings
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
 from locacal._validation import (
+    CalibrationWarning,
     check_aligned,
     check_bool,
     check_labels,
@@ -44,20 +46,15 @@ from locacal._validation import (
     public_api,
     warn,
 )
-from locacal.curves.bands import (
-    BANDS,
-    DEFAULT_N_BOOT,
-    check_band,
-    check_interval,
-    check_n_boot,
-    resampled_band,
-)
+from locacal.curves.bands import BANDS, DEFAULT_N_BOOT, check_band, check_interval, check_n_boot
 from locacal.curves.curve import CalibrationCurve, slides_grid
 
-__all__ = ["BANDS", "BaseCalibrator"]
+__all__ = ["BANDS", "BaseCalibrator", "resampled_band"]
 
 #: How error messages name ``X`` and ``y``: by what they hold, the package's vocabulary.
 SCORES, LABELS = "scores", "labels"
+#: ``n_boot * n`` beyond which resampled bands show a progress bar.
+PROGRESS_THRESHOLD = 20_000_000
 
 
 def _as_scores(X: Any, name: str) -> np.ndarray:
@@ -291,3 +288,53 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
 
     def _curve_params(self) -> Mapping[str, Any]:
         return self.get_params(deep=False)
+
+
+def resampled_band(calibrator: BaseCalibrator, grid: np.ndarray, kind: str, level: float,
+                   n_boot: int, seed: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile band of refitted maps at ``grid`` (``kind`` "bootstrap" or "consistency").
+
+    See :mod:`locacal.curves.bands`. ``seed``: anything :func:`numpy.random.default_rng`
+    takes.
+    """
+    rng = np.random.default_rng(seed)
+    draws = calibrator._resampled_draws(grid, kind, n_boot, rng)
+    if draws is None:
+        draws = _refitted_draws(calibrator, grid, kind, n_boot, rng)
+    alpha = 1.0 - level
+    lower, upper = np.nanquantile(draws, [alpha / 2, 1 - alpha / 2], axis=0)
+    return lower, upper
+
+
+def _refitted_draws(calibrator: BaseCalibrator, grid: np.ndarray, kind: str, n_boot: int,
+                    rng: np.random.Generator) -> np.ndarray:
+    """The maps of ``n_boot`` clones refitted on resampled rows, at ``grid``: (n_boot, m)."""
+    s, y, w = calibrator.fit_sample_
+    n = s.size
+    draws = np.full((n_boot, grid.size), np.nan)
+    failed = 0
+    with warnings.catch_warnings():
+        # resamples repeat the fit's own warnings (small bins, ties) n_boot times
+        warnings.simplefilter("ignore", CalibrationWarning)
+        for b in _progress(range(n_boot), n_boot * n, kind):
+            rows = rng.integers(0, n, size=n)
+            s_b = s[rows]
+            y_b = (rng.uniform(size=n) < s_b).astype(np.float64) if kind == "consistency" \
+                else y[rows]
+            w_b = None if w is None else w[rows]
+            try:
+                draws[b] = clone(calibrator).fit(s_b, y_b, sample_weight=w_b).predict(grid)
+            except ValueError:  # e.g. a logistic fit on a one-class resample
+                failed += 1
+    if failed:
+        warn(f"{failed} of {n_boot} {kind} refits failed (e.g. a resample holding one class) "
+             "and were left out of the band")
+    return draws
+
+
+def _progress(iterable: Any, work: int, kind: str) -> Any:
+    if work <= PROGRESS_THRESHOLD:
+        return iterable
+    from tqdm.auto import tqdm
+
+    return tqdm(iterable, desc=f"{kind} band", unit="refit")

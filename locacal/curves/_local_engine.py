@@ -10,8 +10,9 @@ import numpy as np
 
 from locacal._validation import check_choice, check_fraction, check_int, check_positive
 from locacal.curves._local_fit import LocalParams, fit_points
-from locacal.curves._local_window import KERNELS, SortedSample, sort_sample
+from locacal.curves._local_window import KERNELS
 from locacal.curves._locfit_tree import build_tree
+from locacal.data.sample import SortedSample, sort_sample
 
 __all__ = ["EVALUATIONS", "estimate_sorted", "local_estimate", "local_params"]
 

@@ -10,7 +10,7 @@ from sklearn.isotonic import IsotonicRegression, isotonic_regression
 
 from locacal._validation import check_choice
 from locacal.curves._base import BaseCalibrator
-from locacal.curves._local_window import SortedSample, sort_sample
+from locacal.data.sample import SortedSample, sort_sample
 
 __all__ = ["IsotonicCalibrator"]
 

@@ -63,9 +63,10 @@ from locacal.curves._local_engine import (
 )
 from locacal.curves._local_exact import ExactLocalMap
 from locacal.curves._local_fit import SEQUENTIAL_BUDGET, LocalParams, fit_points
-from locacal.curves._local_window import SortedSample, nn_count, sort_sample
+from locacal.curves._local_window import nn_count
 from locacal.curves._locfit_tree import build_tree
 from locacal.curves.bands import proportion_band
+from locacal.data.sample import SortedSample, sort_sample
 
 __all__ = [
     "BACKENDS",

@@ -10,8 +10,8 @@ from locacal._validation import check_fraction, check_int, check_positive
 from locacal.curves._base import BaseCalibrator
 from locacal.curves._local_exact import ExactLocalMap
 from locacal.curves._local_fit import LocalParams
-from locacal.curves._local_window import sort_sample
 from locacal.curves.local import exact_fit, tabulate_local_fit
+from locacal.data.sample import sort_sample
 
 __all__ = ["LowessCalibrator"]
 

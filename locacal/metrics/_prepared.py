@@ -3,7 +3,7 @@
 Every metric of :mod:`locacal.metrics` starts from :func:`prepare`: the scores, labels and
 weights are validated once, and what the metrics need is computed on first use and kept:
 
-* the sample sorted by score (:func:`locacal.curves._local_window.sort_sample`: ties ordered
+* the sample sorted by score (:func:`locacal.data.sample.sort_sample`: ties ordered
   by label, then weight, so nothing depends on the order of the rows);
 * bins of the sorted sample (:meth:`PreparedSample.bins`) and their sufficient statistics
   (:meth:`PreparedSample.bin_statistics`), for the uniform, quantile and adaptive strategies
@@ -24,7 +24,6 @@ from typing import Any
 
 import numpy as np
 
-from locacal._quantile import quantile_type7
 from locacal._validation import (
     check_choice,
     check_fraction,
@@ -39,7 +38,8 @@ from locacal.curves._bins import (
     default_bin_size,
     kept_bin_statistics,
 )
-from locacal.curves._local_window import SortedSample, sort_sample
+from locacal.data.quantile import quantile_type7
+from locacal.data.sample import SortedSample, sort_sample
 
 __all__ = ["Confusion", "PreparedSample", "SortedBins", "prepare"]
 
