@@ -1,4 +1,5 @@
-"""Unpenalised weighted logistic regression, the workhorse of Platt scaling and beta calibration.
+"""Unpenalised weighted logistic regression: Platt scaling, beta calibration and the
+calibration intercept and slope (:func:`~locacal.metrics.calibration_intercept_slope`).
 
 The fit is Newton's method with a backtracking line search on the mean log-likelihood, run
 until its gradient is below 1e-10 and then one step further, which lands on the maximum to
@@ -10,6 +11,9 @@ fit is scikit-learn's. It reaches the same maximum as R's ``glm(..., family = bi
 used by the 2024 study (coefficients agree to about 1e-8), and unlike plain iteratively
 reweighted least squares (R's ``glm`` and statsmodels' ``GLM``) the line search cannot
 diverge on features as extreme as log(eps) = -36, which scores of exactly 0 or 1 produce.
+A known offset in the linear predictor (the calibration-in-the-large model) is taken by the
+same solver. :func:`fisher_information` and :func:`fisher_covariance` give the Fisher
+information at the fit and its inverse, for Wald intervals and delta-method bands.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ from threadpoolctl import threadpool_limits
 
 from locacal._validation import warn
 
-__all__ = ["EPS", "fit_logistic", "logit"]
+__all__ = ["EPS", "fisher_covariance", "fisher_information", "fit_logistic", "logit"]
 
 #: Scores are clipped to [EPS, 1 - EPS] before a logarithm, as the ``betacal`` package does:
 #: log(EPS) = -36.04, so a score of exactly 0 or 1 gives a finite feature.
@@ -50,19 +54,24 @@ def _log_likelihood(eta: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:
     return float(np.sum(w * (y * eta - np.logaddexp(0.0, eta))))
 
 
-def _no_maximum(eta: np.ndarray, y: np.ndarray, w: np.ndarray) -> bool:
+def _no_maximum(fitted: np.ndarray, y: np.ndarray, w: np.ndarray,
+                offset: np.ndarray | None = None) -> bool:
     """Whether the fit ran off towards a likelihood without maximum (separated classes).
 
-    R's ``glm`` flags fitted probabilities numerically 0 or 1 (|eta| > 36). Here that is only
-    the trigger: scores of exactly 0 or 1 reach such eta legitimately through log(eps). The
-    test is whether doubling the linear predictor still does not lower the likelihood, which
-    cannot happen at a finite maximum away from zero (the log-likelihood is strictly concave
-    along the ray) and is what separation does (the likelihood grows towards 0 along it).
+    ``fitted`` is the fitted part x'beta of the linear predictor eta = offset + x'beta. R's
+    ``glm`` flags fitted probabilities numerically 0 or 1 (|eta| > 36). Here a fitted part
+    that large is only the trigger: scores of exactly 0 or 1 reach it legitimately through
+    log(eps). The test is whether doubling the fitted part still does not lower the
+    likelihood, which cannot happen at a finite maximum away from zero (the log-likelihood is
+    strictly concave along the ray) and is what separation does (the likelihood grows
+    towards its supremum along it). The trigger is on the fitted part, not on eta: with an
+    offset, a fit near zero would barely move the likelihood when doubled.
     """
-    if np.max(np.abs(eta)) < -np.log(10 * EPS):
+    if np.max(np.abs(fitted)) < -np.log(10 * EPS):
         return False
+    eta = fitted if offset is None else fitted + offset
     ll = _log_likelihood(eta, y, w)
-    return _log_likelihood(2.0 * eta, y, w) >= ll - 1e-9 * abs(ll)
+    return _log_likelihood(eta + fitted, y, w) >= ll - 1e-9 * abs(ll)
 
 
 def _mean_loss(eta: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:
@@ -75,9 +84,11 @@ def _mean_loss(eta: np.ndarray, y: np.ndarray, w: np.ndarray) -> float:
 
 
 def _newton(design: np.ndarray, y: np.ndarray, w: np.ndarray,
-            start: np.ndarray | None = None) -> np.ndarray | None:
+            start: np.ndarray | None = None,
+            offset: np.ndarray | None = None) -> np.ndarray | None:
     """Maximum-likelihood coefficients by Newton's method with step halving; None when it
-    does not converge (a singular Hessian, no descent, or :data:`MAX_ITER` steps).
+    does not converge (a singular Hessian, no descent, or :data:`MAX_ITER` steps). The
+    linear predictor is ``offset + design @ beta``.
 
     The same method as scikit-learn's ``newton-cholesky`` solver on the mean log-likelihood
     (weights normalised to sum to 1): Newton steps, halved until the loss does not increase
@@ -88,9 +99,12 @@ def _newton(design: np.ndarray, y: np.ndarray, w: np.ndarray,
     the data; on three columns the step itself is a few (``design @ beta``, ``expit``, two
     products for the gradient and the 3 x 3 Hessian).
     """
+    def predictor(beta: np.ndarray) -> np.ndarray:
+        return design @ beta if offset is None else design @ beta + offset
+
     wn = w / w.sum()
     beta = np.zeros(design.shape[1]) if start is None else start.copy()
-    eta = design @ beta
+    eta = predictor(beta)
     loss = _mean_loss(eta, y, wn)
     for _ in range(MAX_ITER):
         prob = expit(eta)
@@ -106,7 +120,7 @@ def _newton(design: np.ndarray, y: np.ndarray, w: np.ndarray,
         t = 1.0
         while True:
             new_beta = beta - t * step
-            new_eta = design @ new_beta
+            new_eta = predictor(new_beta)
             if polish:
                 return new_beta
             new_loss = _mean_loss(new_eta, y, wn)
@@ -119,7 +133,8 @@ def _newton(design: np.ndarray, y: np.ndarray, w: np.ndarray,
     return None
 
 
-def _solve(x: np.ndarray, y: np.ndarray, w: np.ndarray, intercept: bool) -> np.ndarray | None:
+def _solve(x: np.ndarray, y: np.ndarray, w: np.ndarray, intercept: bool,
+           offset: np.ndarray | None = None) -> np.ndarray | None:
     """:func:`_newton` on the design (intercept column first), from the fit on a strided
     subsample of about :data:`WARM_ROWS` rows when there are :data:`WARM_MIN_ROWS` or more
     (fewer steps on all rows; the same maximum)."""
@@ -131,8 +146,9 @@ def _solve(x: np.ndarray, y: np.ndarray, w: np.ndarray, intercept: bool) -> np.n
         if y.size >= WARM_MIN_ROWS:
             sub = slice(None, None, y.size // WARM_ROWS)
             if y[sub].min() != y[sub].max():  # both classes in the subsample
-                start = _newton(design[sub], y[sub], w[sub])
-        return _newton(design, y, w, start)
+                start = _newton(design[sub], y[sub], w[sub],
+                                offset=None if offset is None else offset[sub])
+        return _newton(design, y, w, start, offset)
 
 
 def _linear_predictor(x: np.ndarray, params: np.ndarray, intercept: bool) -> np.ndarray:
@@ -140,21 +156,32 @@ def _linear_predictor(x: np.ndarray, params: np.ndarray, intercept: bool) -> np.
 
 
 def fit_logistic(
-    features: np.ndarray, y: np.ndarray, w: np.ndarray, *, intercept: bool = True
+    features: np.ndarray, y: np.ndarray, w: np.ndarray, *, intercept: bool = True,
+    offset: np.ndarray | None = None, on_separation: str = "warn",
 ) -> np.ndarray:
-    """Maximum-likelihood coefficients of logit P(D = 1 | x) = c + x'beta (no penalty).
+    """Maximum-likelihood coefficients of logit P(D = 1 | x) = o + c + x'beta (no penalty).
 
     Parameters
     ----------
     features : ndarray of shape (n,) or (n, k)
-        Covariates (k >= 0; with k = 0 and ``intercept=True`` the fit is the logit of the
-        weighted event rate, in closed form).
+        Covariates (k >= 0; with k = 0, ``intercept=True`` and no offset the fit is the logit
+        of the weighted event rate, in closed form).
     y : ndarray of shape (n,)
         0/1 labels, both classes present.
     w : ndarray of shape (n,)
-        Positive weights (R's ``glm(weights = )``).
+        Positive weights (R's ``glm(weights = )``). The coefficients depend on them only
+        through w / sum(w).
     intercept : bool
-        Fit an intercept; its coefficient comes first in the result.
+        Fit an intercept c; its coefficient comes first in the result.
+    offset : ndarray of shape (n,), optional
+        Known term o, coefficient 1 (R's ``glm(offset = )``); the intercept-only model then
+        has no closed form and runs Newton's method too. Needs ``on_separation="nan"``
+        (scikit-learn, the fallback of ``"warn"``, takes no offset).
+    on_separation : {"warn", "nan"}
+        Separated classes (:func:`_no_maximum`) or a failed Newton run (singular Hessian, no
+        descent, :data:`MAX_ITER` steps; on these few columns a mark of separation too) give
+        scikit-learn's stopping point with a warning (Notes), or NaN coefficients without
+        one, for a caller that says why.
 
     Returns
     -------
@@ -162,21 +189,29 @@ def fit_logistic(
 
     Notes
     -----
-    When the features separate the classes the likelihood has no maximum; the solver stops
-    at large coefficients and a :class:`~locacal._validation.CalibrationWarning` says so
-    (see :func:`_no_maximum`), as R's ``glm`` warns "fitted probabilities numerically 0 or 1
-    occurred". It also warns when the solver stops before converging. scikit-learn's own
-    warnings are not passed on.
+    When the features separate the classes the likelihood has no maximum; with
+    ``on_separation="warn"`` the solver stops at large coefficients and a
+    :class:`~locacal._validation.CalibrationWarning` says so (see :func:`_no_maximum`), as R's
+    ``glm`` warns "fitted probabilities numerically 0 or 1 occurred". It also warns when the
+    solver stops before converging. scikit-learn's own warnings are not passed on.
     """
+    if on_separation not in ("warn", "nan"):
+        raise ValueError(f"on_separation must be 'warn' or 'nan', not {on_separation!r}")
+    if offset is not None and on_separation != "nan":
+        raise ValueError("a logistic fit with an offset needs on_separation='nan' "
+                         "(the fallback solver takes no offset)")
     x = features.reshape(y.size, -1)
     if x.shape[1] == 0:
         if not intercept:
             raise ValueError("a logistic fit needs features or an intercept")
-        return np.array([_logit(np.average(y, weights=w))])
-    params, n_iter = _solve(x, y, w, intercept), 0
-    if params is not None and _no_maximum(_linear_predictor(x, params, intercept), y, w):
-        params = None  # it settled along a ray of separation: as before, scikit-learn's point
-    if params is None:  # no clean convergence (e.g. separated classes): scikit-learn's solver
+        if offset is None:
+            return np.array([_logit(np.average(y, weights=w))])
+    params, n_iter = _solve(x, y, w, intercept, offset), 0
+    separated = params is None or _no_maximum(_linear_predictor(x, params, intercept), y, w,
+                                              offset)
+    if on_separation == "nan":
+        return np.full(x.shape[1] + int(intercept), np.nan) if separated else params
+    if separated:  # no clean convergence (e.g. separated classes): scikit-learn's solver
         model = LogisticRegression(C=np.inf, solver="newton-cholesky", tol=TOL,
                                    max_iter=MAX_ITER, fit_intercept=intercept)
         with warnings.catch_warnings(record=True):
@@ -197,3 +232,24 @@ def fit_logistic(
         warn(f"the logistic fit of the recalibration map did not converge in {MAX_ITER} "
              "Newton steps")
     return params
+
+
+def fisher_information(design: np.ndarray, fitted: np.ndarray,
+                       weights: np.ndarray | None = None) -> np.ndarray:
+    r"""Fisher information :math:`X^\top W X` of a logistic fit, with
+    :math:`W = \operatorname{diag}(w_i p_i (1 - p_i))`.
+
+    ``design``: (n, k) columns of the free parameters (an offset has none); ``fitted``: the
+    fitted probabilities p; ``weights``: w (ones when None; frequency weights, so that the
+    inverse is the covariance of R's ``glm(weights = w)``).
+    """
+    w = np.ones(fitted.shape) if weights is None else weights
+    return design.T @ (design * (w * fitted * (1.0 - fitted))[:, None])
+
+
+def fisher_covariance(design: np.ndarray, fitted: np.ndarray,
+                      weights: np.ndarray | None) -> np.ndarray:
+    r"""Inverse Fisher information :math:`(X^\top W X)^{-1}` of a logistic fit
+    (:func:`fisher_information`). A singular information matrix (a separated fit) gives its
+    pseudo-inverse."""
+    return np.linalg.pinv(fisher_information(design, fitted, weights), hermitian=True)

@@ -80,7 +80,6 @@ __all__ = [
     "DEFAULT_N_BOOT",
     "INTERVALS",
     "delta_method_band",
-    "fisher_covariance",
     "proportion_band",
 ]
 
@@ -146,19 +145,6 @@ def proportion_band(estimate: np.ndarray, var_factor: np.ndarray, level: float,
         lower[ok] = np.clip(np.minimum(lo, p[ok]), 0.0, 1.0)
         upper[ok] = np.clip(np.maximum(hi, p[ok]), 0.0, 1.0)
     return lower, upper
-
-
-def fisher_covariance(design: np.ndarray, fitted: np.ndarray,
-                      weights: np.ndarray | None) -> np.ndarray:
-    """Inverse Fisher information :math:`(X^\\top W X)^{-1}` of a logistic fit.
-
-    ``design``: (n, k) columns of the free parameters; ``fitted``: the fitted probabilities;
-    :math:`W = \\operatorname{diag}(w_i p_i (1 - p_i))`. A singular information matrix (a
-    separated fit) gives its pseudo-inverse.
-    """
-    w = np.ones(fitted.shape) if weights is None else weights
-    info = design.T @ (design * (w * fitted * (1.0 - fitted))[:, None])
-    return np.linalg.pinv(info, hermitian=True)
 
 
 def delta_method_band(eta: np.ndarray, design: np.ndarray, covariance: np.ndarray,

@@ -11,8 +11,8 @@ from scipy.special import expit
 
 from locacal._validation import check_choice
 from locacal.curves._base import BaseCalibrator
-from locacal.curves._logistic import EPS, fit_logistic
-from locacal.curves.bands import delta_method_band, fisher_covariance
+from locacal.curves._logistic import EPS, fisher_covariance, fit_logistic
+from locacal.curves.bands import delta_method_band
 
 __all__ = ["BetaCalibrator"]
 

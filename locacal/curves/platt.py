@@ -9,8 +9,8 @@ import numpy as np
 from scipy.special import expit
 
 from locacal.curves._base import BaseCalibrator
-from locacal.curves._logistic import fit_logistic, logit
-from locacal.curves.bands import delta_method_band, fisher_covariance
+from locacal.curves._logistic import fisher_covariance, fit_logistic, logit
+from locacal.curves.bands import delta_method_band
 
 __all__ = ["PlattCalibrator"]
 

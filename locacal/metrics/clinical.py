@@ -32,7 +32,6 @@ Steyerberg, E. W. (2019). *Clinical Prediction Models*, 2nd ed., Springer, ch. 1
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,6 +47,7 @@ from locacal._validation import (
     public_api,
     warn,
 )
+from locacal.curves._logistic import fisher_information, fit_logistic
 from locacal.metrics._r_lowess import r_lowess_fit
 
 __all__ = [
@@ -98,32 +98,30 @@ def _wald_row(estimate: float, se: float, null: float, z: float) -> list[float]:
             float(2.0 * stats.norm.sf(abs(estimate - null) / se))]
 
 
-def _logistic_fit(y: np.ndarray, design: np.ndarray, offset: np.ndarray,
+def _logistic_fit(y: np.ndarray, features: np.ndarray, offset: np.ndarray | None,
                   w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Binomial GLM by statsmodels, converged tightly; standard errors from the Fisher
-    information at the final estimate (not at the last IRLS step's weights)."""
-    import statsmodels.api as sm
-    from statsmodels.tools.sm_exceptions import PerfectSeparationWarning
-
-    model = sm.GLM(y, design, family=sm.families.Binomial(), offset=offset, freq_weights=w)
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("error", PerfectSeparationWarning)
-            beta = model.fit(maxiter=100, tol=1e-14, tol_criterion="params").params
-            mu = special.expit(design @ beta + offset)
-            info = design.T @ (design * (w * mu * (1.0 - mu))[:, None])
+    """Coefficients (intercept first, then one per column of ``features``) and standard
+    errors of the binomial GLM logit P(D = 1) = offset + a + features @ b, weights ``w``
+    (Kish-rescaled) as frequency weights: the maximum by locacal's Newton solver, the
+    standard errors from the Fisher information at it."""
+    beta = fit_logistic(features, y, w, offset=offset, on_separation="nan")
+    if np.isfinite(beta).all():
+        design = np.column_stack([np.ones(y.size), features])
+        eta = design @ beta if offset is None else design @ beta + offset
+        info = fisher_information(design, special.expit(eta), w)
+        try:
             variance = np.diag(np.linalg.inv(info))
-            if not (np.isfinite(beta).all() and (variance > 0).all()):  # numerically singular
-                raise np.linalg.LinAlgError("singular information")
-            se = np.sqrt(variance)
-    except (PerfectSeparationWarning, np.linalg.LinAlgError):
-        # the scores separate the classes: the likelihood has no maximum (R's glm warns
-        # "fitted probabilities numerically 0 or 1" and reports huge estimates)
-        warn("the scores separate the two classes: the logistic calibration has no finite "
-             "estimate (NaN)")
-        nan = np.full(design.shape[1], np.nan)
-        return nan, nan
-    return np.asarray(beta), se
+        except np.linalg.LinAlgError:
+            variance = np.full(beta.size, np.nan)
+        if (variance > 0).all():
+            return beta, np.sqrt(variance)
+    # the scores separate the classes, or the information is numerically singular: the
+    # likelihood has no maximum (R's glm warns "fitted probabilities numerically 0 or 1" and
+    # reports huge estimates)
+    warn("the scores separate the two classes: the logistic calibration has no finite "
+         "estimate (NaN)")
+    nan = np.full(beta.size, np.nan)
+    return nan, nan
 
 
 @public_api
@@ -144,8 +142,10 @@ def calibration_intercept_slope(scores: Any, labels: Any, *, weights: Any = None
     Intervals are Wald intervals, estimate ± z_{(1+level)/2} SE, with SE from the Fisher
     information at the estimate; p-values are two-sided Wald tests of the null value (stored
     in ``result.attrs["null"]``). They equal R's ``glm(..., family = binomial)`` with
-    ``confint.default`` to 1e-9 when R's fit is converged tightly (``glm.control(epsilon =
-    1e-14)``; R's default tolerance moves the bounds by about 1e-5).
+    ``confint.default`` when R's fit is converged tightly (``glm.control(epsilon = 1e-14)``):
+    estimates to about 1e-14, bounds and p-values to about 4e-8 (measured in the tests; R's
+    ``vcov`` uses the weights of its last iteration, one step behind the estimate; R's
+    default tolerance moves the bounds by about 1e-5).
 
     Parameters
     ----------
@@ -190,13 +190,13 @@ def calibration_intercept_slope(scores: Any, labels: Any, *, weights: Any = None
     if present.min() == present.max():
         warn("labels hold one class: the logistic calibration has no finite estimate (NaN)")
         return table
-    beta, se = _logistic_fit(y, np.ones((s.size, 1)), eta, wk)
+    beta, se = _logistic_fit(y, np.empty((s.size, 0)), eta, wk)
     table.loc["intercept"] = _wald_row(beta[0], se[0], 0.0, z)
     eta_used = eta[wk > 0]
     if eta_used.min() == eta_used.max():
         warn("all scores are equal: the calibration slope is undefined (NaN)")
         return table
-    beta, se = _logistic_fit(y, np.column_stack([np.ones(s.size), eta]), np.zeros(s.size), wk)
+    beta, se = _logistic_fit(y, eta[:, None], None, wk)
     table.loc["slope"] = _wald_row(beta[1], se[1], 1.0, z)
     table.loc["joint_intercept"] = _wald_row(beta[0], se[0], 0.0, z)
     return table
