@@ -59,7 +59,8 @@ import numpy as np
 
 from locacal._validation import (
     as_1d_float,
-    check_int,
+    check_bins,
+    check_grid_size,
     check_scores_labels,
     plain,
     positive_weight_rows,
@@ -346,7 +347,7 @@ class ScoreStatistics:
         ``linspace(0, 1, bins + 1)[b]`` lies below them. Only a score strictly between the
         two roundings of an edge (one unit in the last place apart; no decimal or fraction
         is) could be binned differently."""
-        bins = check_int(bins, "bins", minimum=1)
+        bins = check_bins(bins, int(self.count.sum()))
         if CELLS % bins:
             raise ValueError(f"bins must divide the {CELLS} cells for exact uniform bins; "
                              f"got {bins}")
@@ -457,7 +458,7 @@ class ScoreStatistics:
         """The cell ranges of the approximate quantile bins of :meth:`quantile_bins`: bin b
         holds cells ``bounds[b]`` to ``bounds[b + 1] - 1``; and the bound on the ECE's change
         (any bin-wise sum of w x with |x| <= 1 moves as the ECE's, see there)."""
-        bins = check_int(bins, "bins", minimum=1)
+        bins = check_bins(bins, int(self.count.sum()))
         mass, rows = self._row_mass()
         pos = (rows - 1.0) * np.arange(1, bins) / bins
         ranks = np.floor(pos)
@@ -839,7 +840,7 @@ class ScoreStatistics:
         measured below 1e-5 in the tests), which moves the LCS, a weighted mean, by at most
         relative 2 eta / (1 - eta).
         """
-        grid_size = check_int(grid_size, "grid_size", minimum=2)
+        grid_size = check_grid_size(grid_size)
         grid = slides_grid(np.array([self.min_score, self.max_score]), grid_size)
         estimate, eps = self.local_fit(grid, degree, nn, kernel)
         g = np.clip(estimate, 0.0, 1.0)

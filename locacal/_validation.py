@@ -19,6 +19,10 @@ rules are the same everywhere:
   classes and shows the ``pos_label`` to pass). Missing values (None, NaN, pandas' NA) are
   reported as missing, not as text;
 * lengths must agree and arrays must not be empty;
+* integer sizes are bounded above as well as below, so that a slip such as ``bins=1e9`` gets a
+  ValueError naming the argument rather than a MemoryError or an endless loop: bins and
+  groups by the sample (:func:`check_bins`), grids over [0, 1] by :data:`MAX_GRID_POINTS`,
+  resample counts by :data:`MAX_RESAMPLES`;
 * pandas inputs that meet (scores, labels, weights, true_p) must share one index, in the
   same order, because locacal pairs observations by position, not by index label.
 
@@ -66,19 +70,26 @@ from typing import Any, ParamSpec, TypeVar
 import numpy as np
 
 __all__ = [
+    "MAX_GRID_POINTS",
+    "MAX_RESAMPLES",
+    "MIN_BANDWIDTH",
     "CalibrationWarning",
     "as_1d_float",
     "binary_labels",
     "check_aligned",
+    "check_bandwidth",
+    "check_bins",
     "check_bool",
     "check_choice",
     "check_fraction",
+    "check_grid_size",
     "check_int",
     "check_labels",
     "check_level",
     "check_nonnegative",
     "check_positive",
     "check_probabilities",
+    "check_resamples",
     "check_scores",
     "check_scores_labels",
     "check_seed",
@@ -547,6 +558,10 @@ def _numeric_01_labels(labels: Any, n: int) -> tuple[np.ndarray, int] | None:
     return np.ascontiguousarray(arr, dtype=np.float64), ones
 
 
+#: Smallest relative weight summed without loss next to a weight of 1: 2^-52.
+_WEIGHT_RANGE = 2.0**-52
+
+
 def check_weights(weights: Any, n: int, name: str = "weights") -> np.ndarray | None:
     """Validate optional case weights and return them as relative weights ``w / max(w)``.
 
@@ -556,7 +571,9 @@ def check_weights(weights: Any, n: int, name: str = "weights") -> np.ndarray | N
     point estimate and makes every later sum safe: the largest weight is 1, so ``sum(w) >= 1``
     cannot underflow to zero (weights of 1e-300) and ``sum(w) <= n``, ``sum(w^2) <= n`` cannot
     overflow (weights of 1e300). A weight below ``max(w) * 2^-1074`` becomes 0: its share of
-    the total is below the smallest double. Constant weights become exactly 1.
+    the total is below the smallest double. Constant weights become exactly 1. Weights that
+    span more than 2^52 (smallest positive to largest) warn: the smallest vanish from any sum
+    next to the largest, so a window or bin holding only them can be undefined.
 
     Raises
     ------
@@ -574,7 +591,14 @@ def check_weights(weights: Any, n: int, name: str = "weights") -> np.ndarray | N
     top = float(w.max())
     if not top > 0:
         raise ValueError(f"{name} are all zero")
-    return w / top
+    w = w / top
+    least = float(w[w > 0].min())
+    if least < _WEIGHT_RANGE:
+        warn(f"{name} span {1.0 / least:.3g} times from the smallest positive one to the "
+             "largest, beyond double precision (4.5e15): a weight that small vanishes from "
+             "any sum that holds a large one, so a window or bin of such rows only can be "
+             "undefined (NaN)")
+    return w
 
 
 def check_scores_labels(
@@ -690,15 +714,21 @@ def check_fraction(value: Any, name: str, *, low_open: bool = True) -> float:
     return v
 
 
-def positive_weight_rows(scores: np.ndarray, labels: np.ndarray,
-                         weights: np.ndarray | None) -> tuple[np.ndarray, np.ndarray,
-                                                              np.ndarray | None]:
-    """The rows with positive weight (a case of weight zero is not in the sample); the arrays
-    themselves when no weight is zero."""
+def positive_weight_rows(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray | None,
+                         *aligned: np.ndarray | None) -> tuple[Any, ...]:
+    """The rows with positive weight: ``(scores, labels, weights, *aligned)`` restricted to them.
+
+    A case of weight zero is not in the sample (README, "Weights"): every fit, bin, window,
+    resample and cross-validation fold is formed from the rows of positive weight only, so
+    this is the one place where those rows leave. ``aligned`` are further arrays of the same
+    rows (true probabilities, ...; None stays None). The arrays themselves are returned when
+    no weight is zero.
+    """
     if weights is None or (weights > 0).all():
-        return scores, labels, weights
+        return (scores, labels, weights, *aligned)
     keep = weights > 0
-    return scores[keep], labels[keep], weights[keep]
+    return (scores[keep], labels[keep], weights[keep],
+            *(None if a is None else a[keep] for a in aligned))
 
 
 def check_level(level: Any, name: str = "level") -> float:
@@ -740,8 +770,13 @@ def check_bool(value: Any, name: str) -> bool:
 
 
 def check_int(value: Any, name: str, *, minimum: int | None = None,
+              maximum: int | None = None, why: str = "",
               allowed: Iterable[int] | None = None) -> int:
-    """Validate an integer parameter, optionally bounded below or from a fixed set."""
+    """Validate an integer parameter, optionally bounded below and above or from a fixed set.
+
+    ``why`` (appended to the message when ``value`` exceeds ``maximum``) says where the upper
+    bound comes from, e.g. ``"the number of observations with positive weight"``.
+    """
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         if isinstance(value, float) and value.is_integer():
             value = int(value)
@@ -754,6 +789,9 @@ def check_int(value: Any, name: str, *, minimum: int | None = None,
             raise ValueError(f"{name} must be one of {allowed}, got {v}")
     if minimum is not None and v < minimum:
         raise ValueError(f"{name} must be >= {minimum}, got {v}")
+    if maximum is not None and v > maximum:
+        reason = f" ({why})" if why else ""
+        raise ValueError(f"{name} must be at most {maximum}{reason}, got {v}")
     return v
 
 
@@ -816,6 +854,66 @@ def check_seed(seed: Any, name: str = "seed", *, kind: str = "rng") -> Any:
             else:
                 return seed
     raise TypeError(f"{name} must be {kinds}, got {plain(seed)!r}")
+def check_bins(value: Any, n: int, name: str = "bins", *, minimum: int = 1,
+               default: int = 10) -> int:
+    """Validate a number of bins (or groups) for ``n`` observations of positive weight.
+
+    An integer from ``minimum`` to ``max(n, default)``. More bins than observations leave at
+    least ``bins - n`` of them empty whatever the strategy, and empty bins are dropped, so a
+    larger number adds nothing but memory (1e9 bins would allocate gigabytes). The function's
+    ``default`` stays allowed on samples smaller than it: those bins are then mostly empty,
+    which the small-bin warning of the binned statistics reports.
+    """
+    n = int(n)
+    why = (f"the number of observations: more {name} than observations only add empty ones"
+           if n >= default else f"its default, as there are only {n} observations")
+    return check_int(value, name, minimum=minimum, maximum=max(n, default), why=why)
+
+
+#: Most points (or cells) of a grid over [0, 1] (the LCS's and WMSE's ``grid_size``, the KL
+#: divergence's points and bins): 2^16, the cells of the binned score density
+#: (:data:`locacal.density.BINNED_CELLS`), a step of 1.5e-5 below which a Riemann sum over
+#: [0, 1] changes by rounding only while its cost keeps growing.
+MAX_GRID_POINTS = 2**16
+
+#: Most resamples of a bootstrap, consistency or permutation scheme (``n_boot``,
+#: ``n_resamples``, ``n_samples``): the Monte Carlo error of a probability or quantile
+#: estimated from B resamples is at most 0.5 / sqrt(B), 5e-4 at 10^6; more only cost (the
+#: replicates alone take B x points x 8 bytes).
+MAX_RESAMPLES = 10**6
+
+
+def check_grid_size(value: Any, name: str = "grid_size", *, minimum: int = 2) -> int:
+    """Validate the number of points (or cells) of a grid over [0, 1]: ``minimum`` to
+    :data:`MAX_GRID_POINTS`."""
+    return check_int(value, name, minimum=minimum, maximum=MAX_GRID_POINTS,
+                     why="a grid of [0, 1] finer than 2^16 steps resolves nothing more and "
+                         "only costs")
+
+
+def check_resamples(value: Any, name: str, *, minimum: int = 1) -> int:
+    """Validate a number of resamples: ``minimum`` to :data:`MAX_RESAMPLES`."""
+    return check_int(value, name, minimum=minimum, maximum=MAX_RESAMPLES,
+                     why="the Monte Carlo error is then below 5e-4; more resamples only cost "
+                         "time and memory")
+
+
+#: Smallest standard deviation of a Gaussian kernel (kernel regression, score density), in
+#: score units: squared distances in bandwidths, ((s - t) / h)^2 <= 1e300, stay finite for
+#: scores in [0, 1]. Far below the spacing of the scores every such kernel already gives the
+#: limit (the nearest scores only), so nothing is lost.
+MIN_BANDWIDTH = 1e-150
+
+
+def check_bandwidth(value: Any, name: str) -> float:
+    """Validate a Gaussian kernel's bandwidth: a finite number of at least
+    :data:`MIN_BANDWIDTH`."""
+    h = check_positive(value, name)
+    if h < MIN_BANDWIDTH:
+        raise ValueError(f"{name} must be at least {MIN_BANDWIDTH} (squared distances in "
+                         f"bandwidths would overflow; a bandwidth far below the spacing of "
+                         f"the scores already sees the nearest scores only), got {plain(value)!r}")
+    return h
 
 
 def check_choice(value: Any, choices: Sequence[str], name: str) -> str:

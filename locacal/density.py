@@ -25,8 +25,8 @@ from typing import Any
 import numpy as np
 
 from locacal._validation import (
+    check_bandwidth,
     check_points,
-    check_positive,
     check_scores,
     check_weights,
     public_api,
@@ -58,11 +58,15 @@ def _weighted_moments(total: float, total_sq: float, sum_x: float,
     With V1 = sum w, V2 = sum w^2: n_eff = V1^2 / V2 and
     sd^2 = sum w (x - mean)^2 / (V1 - V2 / V1), the reliability-weights unbiased variance;
     both are scale-free and equal n and the usual (n - 1)-denominator sd for unit weights.
+    When one weight outweighs the others beyond double precision (relative weights 1 and
+    1e-40), V1 - V2 / V1 rounds to 0: one effective observation, whose spread is taken as 0
+    (bw.nrd0 then falls back as R's does).
     """
     n_eff = total * total / total_sq
     mean = sum_x / total
     ss = max(sum_x2 - total * mean * mean, 0.0)
-    return n_eff, float(np.sqrt(ss / (total - total_sq / total)))
+    dof = total - total_sq / total
+    return n_eff, float(np.sqrt(ss / dof)) if dof > 0 else 0.0
 
 
 def bw_nrd0(x: Any, weights: Any = None) -> float:
@@ -380,7 +384,9 @@ def reflected_kde(scores: Any, points: Any, *, weights: Any = None,
         ``bandwidth``, an integer weight of 2 is a duplicated score; the default bandwidth
         counts Kish's effective size (sum w)^2 / sum w^2 instead of sum w.
     bandwidth : float, optional
-        Kernel standard deviation; default R's ``bw.nrd0`` of the reflected sample.
+        Kernel standard deviation, at least 1e-150
+        (:data:`locacal._validation.MIN_BANDWIDTH`); default R's ``bw.nrd0`` of the reflected
+        sample.
 
     Returns
     -------
@@ -408,7 +414,7 @@ def reflected_kde_values(scores: np.ndarray, points: np.ndarray, weights: np.nda
     if bandwidth is None:
         h = reflected_bandwidth(s, w, is_sorted=is_sorted)
     else:
-        h = check_positive(bandwidth, "bandwidth")
+        h = check_bandwidth(bandwidth, "bandwidth")
     total = float(s.size) if w is None else float(w.sum())
     if s.size <= EXACT_MAX_N:
         sums = _gauss_sum(x, s, w, h)

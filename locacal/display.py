@@ -19,8 +19,8 @@ import pandas as pd
 
 from locacal._repr import frame_html, result_html
 from locacal._validation import (
+    check_bins,
     check_bool,
-    check_int,
     check_scores_labels,
     plain,
     public_api,
@@ -227,7 +227,8 @@ class ReliabilityDisplay:
         histogram : bool, default True
             Add the histogram of each model's scores (step lines in the curves' colours).
         bins : int, default 30
-            Histogram bins on [0, 1].
+            Histogram bins on [0, 1], at most the number of scores of the largest model (or
+            30).
 
         Returns
         -------
@@ -236,7 +237,7 @@ class ReliabilityDisplay:
         """
         from locacal.plotting import palette, plot_curve
 
-        bins = check_int(bins, "bins", minimum=1)
+        bins = check_bins(bins, max(v.size for v in self.scores.values()), default=30)
         ax = new_axes(ax, (5.0, 6.0) if histogram else (5.0, 5.0))
         for i, (name, curve) in enumerate(self.curves.items()):
             plot_curve(curve, ax=ax, band=band, label=name, color=palette(i))

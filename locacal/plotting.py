@@ -119,10 +119,12 @@ def plot_metric_bars(table: Any, metric: str, ax: Axes | None = None) -> Axes:
 
 def plot_score_histogram(scores: Any, labels: Any, ax: Axes | None = None, *,
                          bins: int = 50) -> Axes:
-    """Histogram of scores by class (events in gold, non-events in purple, as the slides)."""
-    from locacal._validation import check_scores_labels
+    """Histogram of scores by class (events in gold, non-events in purple, as the slides);
+    ``bins`` equal-width bins of [0, 1], at most the number of scores (or 50)."""
+    from locacal._validation import check_bins, check_scores_labels
 
     s, y, _ = check_scores_labels(scores, labels, warn_one_class=False)
+    bins = check_bins(bins, s.size, default=50)
     ax = new_axes(ax)
     edges = np.linspace(0, 1, bins + 1)
     ax.hist(s[y == 1], bins=edges, color="#E69F00", alpha=0.6, label="d = 1")

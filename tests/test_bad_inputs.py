@@ -463,23 +463,6 @@ def _param_cases(row: Row) -> list[Case]:
 
 CASES = [case for row in TABLE for case in (*_data_cases(row), *_param_cases(row))]
 
-#: Cases that part A of issue 16 (the other branch) fixes: case id pattern -> its item.
-FUZZA: dict[str, str] = {
-    r"(ece|qmse|BinningCalibrator\.fit)-bins=(np\.)?1000000": "bins bounds (more bins than "
-                                                                "observations accepted)",
-    r"hosmer_lemeshow-groups=(np\.)?1000000": "bins bounds (Hosmer-Lemeshow's groups are its "
-                                              "bins)",
-    r"BinningCalibrator\.fit-bin_size=np\..*": "bins bounds (binning.py's bins/bin_size "
-                                                "messages show NumPy reprs: wrap in plain())",
-}
-
-
-def _marked(case: Case) -> Any:
-    reason = next((r for pattern, r in FUZZA.items() if re.fullmatch(pattern, case.id)), None)
-    marks = [pytest.mark.xfail(strict=True, reason=f"fuzza: {reason}")] if reason else []
-    return pytest.param(case, id=case.id, marks=marks)
-
-
 def _has_nan(result: Any) -> bool:
     """Whether a result holds NaN: a number, an array, a pandas object or a result class."""
     if isinstance(result, float | np.floating):
@@ -498,7 +481,7 @@ def _has_nan(result: Any) -> bool:
 NUMPY_REPR = re.compile(r"np\.(float|int|uint|bool|str)\w*\(")
 
 
-@pytest.mark.parametrize("case", [_marked(c) for c in CASES])
+@pytest.mark.parametrize("case", [pytest.param(c, id=c.id) for c in CASES])
 def test_bad_input_raises_naming_the_argument(case):
     """ValueError/TypeError naming the argument; for valid but weak input (one class) a
     warning is a documented answer too. Messages show plain numbers."""

@@ -10,8 +10,7 @@ from statsmodels.stats.proportion import proportion_confint
 
 import locacal
 from locacal.curves import METHODS, make_calibrator
-from locacal.curves._kernel_sums import kernel_regression
-from locacal.curves.kernel import _kernel_var_factor
+from locacal.curves._kernel_sums import kernel_regression, kernel_var_factor
 from locacal.simulate import logistic_dgp
 
 ALL_METHODS = [m for m in METHODS if m != "locfit"]  # locfit backend needs R; same band
@@ -143,7 +142,7 @@ def test_kernel_variance_factor_is_the_sum_of_squared_smoother_weights(reg_type)
     s, w = rng.uniform(size=40), rng.exponential(size=40)
     t = np.array([0.1, 0.5, 0.93])
     weights = np.array([kernel_regression(s, e, w, t, 0.08, reg_type) for e in np.eye(40)])
-    np.testing.assert_allclose(_kernel_var_factor(s, w, t, 0.08, reg_type),
+    np.testing.assert_allclose(kernel_var_factor(s, w, t, 0.08, reg_type),
                                (weights**2).sum(axis=0), rtol=1e-10)
 
 

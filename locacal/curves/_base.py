@@ -198,8 +198,9 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
         interval : {"wilson", "jeffreys", "clopper-pearson", "normal"}, default "wilson"
             Binomial interval of the linear smoothers' pointwise band (local, lowess,
             kernel, binning); statsmodels' ``proportion_confint``.
-        n_boot : int >= 10, default 200
-            Resamples of the bootstrap and consistency bands.
+        n_boot : int, default 200
+            Resamples of the bootstrap and consistency bands, from 10 to 10^6
+            (:data:`locacal._validation.MAX_RESAMPLES`).
         seed : int, Generator or None
             Seed of those resamples (anything :func:`numpy.random.default_rng` takes).
 
@@ -302,7 +303,14 @@ def resampled_band(calibrator: BaseCalibrator, grid: np.ndarray, kind: str, leve
     if draws is None:
         draws = _refitted_draws(calibrator, grid, kind, n_boot, rng)
     alpha = 1.0 - level
-    lower, upper = np.nanquantile(draws, [alpha / 2, 1 - alpha / 2], axis=0)
+    lower, upper = np.full((2, grid.size), np.nan)
+    defined = ~np.isnan(draws).all(axis=0)
+    if not defined.all():
+        warn(f"no {kind} resample gives a map at {int((~defined).sum())} of the {grid.size} "
+             "grid points (every refit failed or was undefined there): the band is NaN there")
+    if defined.any():
+        lower[defined], upper[defined] = np.nanquantile(
+            draws[:, defined], [alpha / 2, 1 - alpha / 2], axis=0)
     return lower, upper
 
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from locacal._validation import check_choice, check_int, warn
+from locacal._validation import check_bins, check_choice, check_int, positive_weight_rows, warn
 from locacal.data.quantile import quantile_type7
 
 __all__ = [
@@ -138,16 +138,20 @@ def bin_statistics(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray |
     Parameters
     ----------
     scores, labels, weights : ndarray
-        Validated data (see :func:`locacal._validation.check_scores_labels`).
+        Validated data (see :func:`locacal._validation.check_scores_labels`); rows of weight
+        zero are not in the sample and are dropped first (they count in no bin).
     strategy : {"quantile", "uniform", "adaptive"}
         See the module documentation.
     bins : int
-        Number of bins for ``"quantile"`` and ``"uniform"``.
+        Number of bins for ``"quantile"`` and ``"uniform"``, at most the number of
+        observations with positive weight (or 10 on smaller samples; more bins would only be
+        empty, :func:`locacal._validation.check_bins`).
     bin_size : int, optional
         Points per bin for ``"adaptive"``; default ``round(sqrt(n))`` (thesis §4.3.3).
     """
     check_choice(strategy, STRATEGIES, "strategy")
-    bins = check_int(bins, "bins", minimum=1)
+    scores, labels, weights = positive_weight_rows(scores, labels, weights)
+    bins = check_bins(bins, scores.size, default=DEFAULT_BINS)
     bin_size = check_int(default_bin_size(scores.size) if bin_size is None else bin_size,
                          "bin_size", minimum=1)
     idx, upper = assign_bins(scores, labels, weights, strategy, bins, bin_size)

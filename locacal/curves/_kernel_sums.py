@@ -30,11 +30,15 @@ that rounding could move by more than :data:`ROUNDING_TOLERANCE` are evaluated d
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 
+from locacal._validation import check_bandwidth
 from locacal.density import _linear_binning, gauss_convolve_nodes
 
-__all__ = ["CELLS", "EXACT_MAX_WORK", "ROUNDING_TOLERANCE", "kernel_regression"]
+__all__ = ["CELLS", "EXACT_MAX_WORK", "ROUNDING_TOLERANCE", "kernel_regression",
+           "kernel_var_factor"]
 
 #: Up to this many (observation, point) pairs the kernel sums are evaluated directly.
 EXACT_MAX_WORK = 5_000_000
@@ -52,30 +56,81 @@ _REG_TYPES = ("lc", "ll")
 _SINGULAR = 1e-12
 
 
+def _scaled_kernel(scores: np.ndarray, log_weights: np.ndarray | None, t: np.ndarray,
+                   bw: float) -> tuple[np.ndarray, np.ndarray]:
+    """``w_i K(u_i)`` for a column of points ``t``, each row divided by its largest entry,
+    and ``u = (s - t) / h``.
+
+    The division is done on the log scale, exp(log w_i - u_i^2 / 2 - max_j(...)), so the
+    largest entry of every row is exactly 1: no ratio of kernel sums changes, and a point many
+    bandwidths from every observation (or a bandwidth of 1e-9) still gets the limit, the
+    nearest observations' share, instead of 0 / 0 from kernels that all underflow. The sums
+    S_0 >= 1 and sum (w K)^2 >= 1 then neither underflow nor overflow.
+    """
+    u = (scores[None, :] - t) / bw
+    expo = -0.5 * u * u
+    if log_weights is not None:
+        expo += log_weights[None, :]
+    return np.exp(expo - expo.max(axis=1, keepdims=True)), u
+
+
+def _point_chunks(n: int, m: int) -> Iterator[slice]:
+    """Slices of the m points whose n x chunk kernel matrices hold about 4e6 entries."""
+    step = max(1, 4_000_000 // n)
+    for start in range(0, m, step):
+        yield slice(start, start + step)
+
+
 def _direct_sums(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray | None,
                  points: np.ndarray, bw: float, reg_type: str) -> np.ndarray:
-    """The estimates by direct summation, in chunks of points.
-
-    Each point's kernel values are divided by the largest among them (the ratios do not change),
-    so that a point many bandwidths from every observation still gets the limit of the
-    estimate (the label of the nearest observations) instead of 0 / 0.
-    """
+    """The estimates by direct summation, in chunks of points (kernel values scaled by
+    :func:`_scaled_kernel`, so every point has an estimate)."""
     out = np.empty(points.size)
-    chunk = max(1, 4_000_000 // scores.size)
-    for start in range(0, points.size, chunk):
-        t = points[start:start + chunk, None]
-        u = (scores[None, :] - t) / bw
-        expo = -0.5 * u * u
-        k = np.exp(expo - expo.max(axis=1, keepdims=True))
-        if weights is not None:
-            k *= weights[None, :]
+    log_w = None if weights is None else np.log(weights)
+    for rows in _point_chunks(scores.size, points.size):
+        k, u = _scaled_kernel(scores, log_w, points[rows, None], bw)
         s0, t0 = k.sum(axis=1), k @ labels
         if reg_type == "lc":
-            out[start:start + chunk] = t0 / s0
+            out[rows] = t0 / s0
         else:
             ku = k * u
             s1, s2, t1 = ku.sum(axis=1), (ku * u).sum(axis=1), ku @ labels
-            out[start:start + chunk] = _local_linear(s0, s1, s2, t0, t1)
+            out[rows] = _local_linear(s0, s1, s2, t0, t1)
+    return out
+
+
+def kernel_var_factor(scores: np.ndarray, weights: np.ndarray | None, points: np.ndarray,
+                      bw: float, reg_type: str = "lc") -> np.ndarray:
+    """``sum_i l_i(t)^2`` of the linear-smoother weights of :func:`kernel_regression`.
+
+    With the kernel weights k_i = w_i K(u_i) scaled as in :func:`_scaled_kernel` (each
+    point's largest is 1: the l_i are ratios, unchanged, and their squares cannot underflow
+    to 0 / 0 however small the bandwidth), l_i = k_i / S_0 (local constant) or
+    l_i = k_i (S_2 - S_1 u_i) / (S_0 S_2 - S_1^2) (local linear; the local constant's where
+    :func:`_local_linear` falls back to it). Finite at every point: far from the data (in
+    bandwidths) it tends to 1 / (number of nearest observations), the variance factor of the
+    estimate there, their mean label.
+    """
+    if weights is not None:  # rows of weight zero carry nothing
+        keep = weights > 0
+        scores, weights = scores[keep], weights[keep]
+    out = np.empty(points.size)
+    log_w = None if weights is None else np.log(weights)
+    for rows in _point_chunks(scores.size, points.size):
+        k, u = _scaled_kernel(scores, log_w, points[rows, None], bw)
+        s0 = k.sum(axis=1)
+        constant = (k * k).sum(axis=1) / (s0 * s0)
+        if reg_type == "lc":
+            out[rows] = constant
+            continue
+        ku = k * u
+        s1, s2 = ku.sum(axis=1), (ku * u).sum(axis=1)
+        det = s0 * s2 - s1 * s1
+        solvable = det > _SINGULAR * s0 * s2
+        with np.errstate(divide="ignore", invalid="ignore"):
+            lever = k * (s2[:, None] - s1[:, None] * u)
+            linear = (lever * lever).sum(axis=1) / (det * det)
+        out[rows] = np.where(solvable, linear, constant)
     return out
 
 
@@ -146,7 +201,8 @@ def kernel_regression(scores: np.ndarray, labels: np.ndarray, weights: np.ndarra
     points : ndarray
         Evaluation points in [0, 1].
     bw : float
-        Kernel standard deviation, > 0.
+        Kernel standard deviation, at least
+        :data:`locacal._validation.MIN_BANDWIDTH`.
     reg_type : {"lc", "ll"}
 
     Returns
@@ -161,8 +217,7 @@ def kernel_regression(scores: np.ndarray, labels: np.ndarray, weights: np.ndarra
     """
     if reg_type not in _REG_TYPES:
         raise ValueError(f"unknown reg_type {reg_type!r}; choose one of {_REG_TYPES}")
-    if not (np.isfinite(bw) and bw > 0):
-        raise ValueError(f"bw must be a finite positive number, got {bw!r}")
+    bw = check_bandwidth(bw, "bw")
     if weights is not None:  # rows of weight zero carry nothing
         keep = weights > 0
         scores, labels, weights = scores[keep], labels[keep], weights[keep]

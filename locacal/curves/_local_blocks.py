@@ -180,8 +180,12 @@ class BlockSums:
         i_sb = np.where(ok & use_s & (b < (ja + 1) << level), b, n)
         # one anchor per point: adjacent blocks share s[start of b's block]
         anchor = np.where(use_q, s[start_b], self.next_first[ja])
-        e = (t - anchor) / h
-        rho_s = self.width_s[ja] / h
+        # empty sides sum nothing and the bad points' sums are left to the segment tree: 0
+        # offset and scale for both, whose (distance / h)^q could overflow at a tiny h
+        used = ok & live
+        with np.errstate(over="ignore"):  # inf only where not used
+            e = np.where(used, (t - anchor) / h, 0.0)
+            rho_s = np.where(used, self.width_s[ja] / h, 0.0)
         ratio = -self.width_q[jb] / self.width_s[ja]
         out = []
         for col, order in enumerate(self.orders):

@@ -8,15 +8,26 @@ from __future__ import annotations
 
 import numpy as np
 
-from locacal._validation import check_choice, check_fraction, check_int, check_positive
+from locacal._validation import check_choice, check_fraction, check_int, check_positive, warn
 from locacal.curves._local_fit import LocalParams, fit_points
 from locacal.curves._local_window import KERNELS
 from locacal.curves._locfit_tree import build_tree
 from locacal.data.sample import SortedSample, sort_sample
 
-__all__ = ["EVALUATIONS", "estimate_sorted", "local_estimate", "local_params"]
+__all__ = ["EVALUATIONS", "MAX_MAXK", "check_maxk", "estimate_sorted", "local_estimate",
+           "local_params", "warn_undefined"]
 
 EVALUATIONS = ("exact", "locfit")
+#: Largest ``maxk``: R's locfit allocates its vertex space for ``maxk`` up front (6.3 GB at
+#: 1e9); 10^6 allows 5000 times the default budget of 200.
+MAX_MAXK = 10**6
+
+
+def check_maxk(maxk: int) -> int:
+    """Validate locfit's ``maxk``: from 2 (``maxk = 1`` aborts R, and this process) to
+    :data:`MAX_MAXK`."""
+    return check_int(maxk, "maxk", minimum=2, maximum=MAX_MAXK,
+                     why="R allocates the vertex space for maxk up front")
 
 
 def local_params(degree: int = 0, nn: float | None = 0.15, h: float | None = None,
@@ -73,3 +84,14 @@ def estimate_sorted(sample: SortedSample, points: np.ndarray, params: LocalParam
     if evaluation == "locfit":
         return build_tree(sample, params)(points)
     return fit_points(sample, points, params).value
+
+
+def warn_undefined(raw: np.ndarray, consequence: str = "the estimate is NaN there",
+                   remedy: str = "widen h or nn") -> None:
+    """Warn about the points where a local fit is NaN: no observation with positive weight in
+    the window (a fixed ``h`` narrower than the gaps between scores, or relative weights so
+    small, below 1e-16 of those summed before them, that the window's weight sums to 0)."""
+    missing = int(np.count_nonzero(np.isnan(raw)))
+    if missing:
+        warn(f"{missing} evaluation point(s) have no observation with positive weight within "
+             f"the bandwidth; {consequence} ({remedy})")

@@ -178,11 +178,15 @@ class ExactLocalMap:
         left, right = self._tree_pair()
         side_l, scale_l = left.query(g_lo, g_z)
         side_r, scale_r = right.query(n - g_hi, n - g_z)
-        # per point: x = (t - s) / h on the left of t, (s - t) / h on the right
+        # per point: x = (t - s) / h on the left of t, (s - t) / h on the right. An empty
+        # side has zero moments and any offset: 0, since its anchor (the nearest score
+        # beyond the window) may lie so many bandwidths away that its powers overflow
         anchor_l = s[np.maximum(g_z - 1, 0)][group]
         anchor_r = s[np.minimum(g_z, n - 1)][group]
-        e_l, rho_l = (t - anchor_l) / h, scale_l[group] / h
-        e_r, rho_r = (anchor_r - t) / h, scale_r[group] / h
+        with np.errstate(over="ignore"):  # inf only where the side is empty
+            e_l = np.where((g_z > g_lo)[group], (t - anchor_l) / h, 0.0)
+            e_r = np.where((g_hi > g_z)[group], (anchor_r - t) / h, 0.0)
+        rho_l, rho_r = scale_l[group] / h, scale_r[group] / h
         pl = [shift_moments(side_l[col][:, group], e_l, rho_l, order)
               for col, order in enumerate(left.orders)]
         pr = [shift_moments(side_r[col][:, group], e_r, rho_r, order)
@@ -258,7 +262,8 @@ def _all_weights_zero(s: np.ndarray, t: np.ndarray, h: np.ndarray, lo: np.ndarra
     zero = np.ones(t.shape[0], dtype=bool)
     for has, dist in ((z - 1 >= lo, t - s[np.maximum(z - 1, 0)]),
                       (z < hi, s[np.minimum(z, n - 1)] - t)):
-        w = kernel_weights(np.abs(dist) / h, 1.0, kernel)
+        with np.errstate(over="ignore"):  # inf many bandwidths away: weight 0
+            w = kernel_weights(np.abs(dist) / h, 1.0, kernel)
         zero &= ~(has & (w > 0))
     return zero
 

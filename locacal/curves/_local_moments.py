@@ -91,17 +91,19 @@ class LeftMomentTree:
         self.levels = grow_levels(anchor, first, width, moments, self.orders)
 
     def query(self, a: np.ndarray, b: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
-        """Moments of rows ``[a, b)`` about ``s[b-1]`` scaled by ``s[b-1] - s[a]``.
+        """Moments of rows ``[a, b)`` about ``s[b-1]`` scaled by the width ``s[b-1] - s[a]``.
 
         Returns the list of (order + 1, G) moment arrays (zeros for empty ranges) and the
-        scale used (1 where the width is 0 or the range empty).
+        widths. Where the width is 0 (tied rows, or an empty range) the moments are taken
+        unscaled: every power above the 0th is then exactly 0, so a caller rescaling them by
+        width / h gets 0 whatever h, instead of the overflow of (1 / h)^q at a tiny h.
         """
         s = self.scores
         g = a.shape[0]
         full = b > a
         top = np.where(full, s[np.maximum(b - 1, 0)], 0.0)
-        scale = np.where(full, top - s[np.minimum(a, s.shape[0] - 1)], 1.0)
-        scale = np.where(scale > 0, scale, 1.0)
+        span = np.where(full, top - s[np.minimum(a, s.shape[0] - 1)], 0.0)
+        scale = np.where(span > 0, span, 1.0)
         acc = [np.zeros((order + 1, g)) for order in self.orders]
         lo = np.where(full, a, 0).astype(np.int64)
         hi = np.where(full, b, 0).astype(np.int64)
@@ -117,7 +119,7 @@ class LeftMomentTree:
             self._add(acc, take_hi, hi[take_hi], anchor, width, moments, top, scale)
             lo >>= 1
             hi >>= 1
-        return acc, scale
+        return acc, span
 
     def _add(self, acc, sel, node, anchor, width, moments, top, scale) -> None:
         if sel.size == 0:

@@ -27,6 +27,8 @@ import math
 
 import numpy as np
 
+from locacal._validation import warn
+
 __all__ = [
     "KERNELS",
     "effective_count",
@@ -51,6 +53,19 @@ def nn_count(n: int, nn: float | None) -> int:
     if nn is None:
         return 0
     return int(n * nn + 1e-12)
+
+
+def warn_if_widened(n: int, nn: float | None, h: float | None, name: str = "nn") -> bool:
+    """Whether :func:`effective_count` raises locfit's neighbour count from 0 to 1
+    (``n * nn < 1`` and no fixed ``h``), with a warning; both backends fit with the raised
+    count. ``name`` is the span's name in the message (lowess calls it ``frac``)."""
+    widened = effective_count(n, nn, h) > nn_count(n, nn)
+    if widened:
+        remedy = "Increase nn or give h" if name == "nn" else f"Increase {name}"
+        warn(f"n * {name} = {n} * {nn} < 1: locfit's bandwidth would be 0 (its fit undefined "
+             f"away from the scores); the neighbourhood is raised to the nearest score(s). "
+             f"{remedy}")
+    return widened
 
 
 def effective_count(n: int, nn: float | None, h: float | None) -> int:
@@ -147,16 +162,19 @@ def kernel_weights(dist: np.ndarray, h: float, kernel: str, *,
     """
     if h == 0.0:
         return (dist == 0.0).astype(np.float64)
-    u = dist / h
+    # a score many bandwidths away (a tiny h) has u = inf or a huge u, and weight 0
+    with np.errstate(over="ignore"):
+        u = dist / h
     if kernel == "rect":
         return (u <= 1.0).astype(np.float64)
     if kernel == "gauss":
-        g = GAUSS_FACTOR * u
+        g = GAUSS_FACTOR * np.minimum(u, 2.0 * GAUSS_REACH)  # exp underflows to 0 beyond
         arg = -(g * g) / 2.0
         if libm:
             return np.fromiter(map(math.exp, arg.tolist()), np.float64, arg.shape[0])
         return np.exp(arg)
     outside = u > 1.0
+    u = np.minimum(u, 1.0)  # the weight outside is 0 (below); its powers stay finite
     w = u * u
     if kernel == "epan":
         np.subtract(1.0, w, out=w)

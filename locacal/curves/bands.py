@@ -73,7 +73,7 @@ import numpy as np
 from scipy.special import expit
 from scipy.stats import norm
 
-from locacal._validation import check_choice, check_int
+from locacal._validation import check_choice, check_resamples
 
 __all__ = [
     "BANDS",
@@ -107,8 +107,9 @@ def check_interval(interval: Any) -> str:
 
 
 def check_n_boot(n_boot: Any) -> int:
-    """Validate the number of resamples (at least 10, so that quantiles mean something)."""
-    return check_int(n_boot, "n_boot", minimum=10)
+    """Validate the number of resamples: at least 10, so that quantiles mean something, and
+    at most :data:`locacal._validation.MAX_RESAMPLES`."""
+    return check_resamples(n_boot, "n_boot", minimum=10)
 
 
 def proportion_band(estimate: np.ndarray, var_factor: np.ndarray, level: float,

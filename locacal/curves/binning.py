@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from locacal._validation import check_choice, check_int
+from locacal._validation import check_choice, check_int, plain
 from locacal.curves._base import BaseCalibrator
 from locacal.curves._bins import DEFAULT_BINS, STRATEGIES, bin_statistics, default_bin_size
 from locacal.curves.bands import proportion_band
@@ -70,10 +70,10 @@ class BinningCalibrator(BaseCalibrator):
         check_choice(self.strategy, STRATEGIES, "strategy")
         if self.strategy == "adaptive" and self.bins is not None:
             raise ValueError("bins: adaptive bins are set by bin_size (observations per bin), "
-                             f"not by a number of bins; got bins={self.bins!r}")
+                             f"not by a number of bins; got bins={plain(self.bins)!r}")
         if self.strategy != "adaptive" and self.bin_size is not None:
             raise ValueError(f"bin_size applies to strategy='adaptive' only; {self.strategy} "
-                             f"bins are set by bins (got bin_size={self.bin_size!r})")
+                             f"bins are set by bins (got bin_size={plain(self.bin_size)!r})")
         bins = DEFAULT_BINS if self.bins is None else self.bins
         self.bin_size_ = None
         if self.strategy == "adaptive":

@@ -54,10 +54,12 @@ from sklearn.model_selection import KFold
 from sklearn.utils.validation import check_is_fitted
 
 from locacal._validation import (
+    check_bins,
     check_int,
     check_probabilities,
     check_scores_labels,
     check_seed,
+    positive_weight_rows,
     public_api,
     warn,
 )
@@ -87,11 +89,14 @@ class CurveComparison:
 
     def plot(self, ax: Axes | None = None, *, band: bool = True, bins: int = 50) -> Axes:
         """Overlay the curves (with their bands) on the diagonal, with a histogram of the
-        scores in a small axis below; returns the curves' Axes."""
+        scores (``bins`` bins of [0, 1], at most the number of scores or 50) in a small axis
+        below; returns the curves' Axes."""
         import matplotlib.pyplot as plt
         from mpl_toolkits.axes_grid1 import make_axes_locatable
 
         from locacal.plotting import palette, plot_curve
+
+        bins = check_bins(bins, self.scores.size, default=50)
 
         if ax is None:
             _, ax = plt.subplots(figsize=(5, 5))
@@ -197,15 +202,18 @@ def compare_curves(scores: Any, labels: Any, specs: Mapping[str, Any], *, weight
         calibrator is used as given for the curve and the columns measured on the data
         (df, lcs, ece, ise), while ``cv_brier`` always refits a clone per fold.
     weights : array-like of shape (n,), optional
-        Case weights, passed to every fit and used in every data average.
+        Case weights, passed to every fit and used in every data average. Rows of weight
+        zero are not in the sample: they are left out before the folds are drawn.
     true_p : array-like of shape (n,), optional
         True probabilities P(D = 1 | x) (simulations): adds the ``ise`` column.
     grid : array-like, optional
         Grid of the curves (default: each calibrator's own).
     folds : int, default 5
-        Folds of the cross-validated Brier score.
+        Folds of the cross-validated Brier score, at most the number of observations with
+        positive weight.
     seed : int or None, default 0
-        Seed of the fold split.
+        Seed of the fold split and of the bootstrap bands (isotonic, lowess with ``it > 0``):
+        the same seed gives the same table and bands.
     level : float in (0, 1), default 0.95
         Level of the curves' pointwise bands.
 
@@ -219,11 +227,12 @@ def compare_curves(scores: Any, labels: Any, specs: Mapping[str, Any], *, weight
     if not isinstance(specs, Mapping) or len(specs) == 0:
         raise TypeError("specs must be a non-empty dict label -> method name, dict of "
                         "options or calibrator")
-    folds = check_int(folds, "folds", minimum=2)
     seed = check_seed(seed, kind="int")
-    if folds > s.size:
-        raise ValueError(f"folds = {folds} exceeds the number of observations ({s.size})")
     p = None if true_p is None else check_probabilities(true_p, s.size, "true_p")
+    # rows of weight zero are not in the sample: in no fold, no average, no histogram
+    s, y, w, p = positive_weight_rows(s, y, w, p)
+    folds = check_int(folds, "folds", minimum=2, maximum=s.size,
+                      why="the number of observations with positive weight")
     estimators = {str(k): _calibrator(str(k), v) for k, v in specs.items()}
     sample = sort_sample(s, y, w)
     lcs_grid = slides_grid(sample.scores)
@@ -233,7 +242,7 @@ def compare_curves(scores: Any, labels: Any, specs: Mapping[str, Any], *, weight
     for label, estimator in estimators.items():
         fitted = estimator if _is_fitted(estimator) else clone(estimator).fit(
             s, y, sample_weight=w)
-        curves[label] = fitted.curve(grid, level=level)
+        curves[label] = fitted.curve(grid, level=level, seed=seed)
         g = fitted.predict(s)
         g_lcs = fitted.predict(lcs_grid)
         df = degrees_of_freedom(fitted)

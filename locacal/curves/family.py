@@ -104,7 +104,7 @@ def calibration_curve(
     interval : {"wilson", "jeffreys", "clopper-pearson", "normal"}, default "wilson"
         Binomial interval of the pointwise band of the linear smoothers.
     n_boot : int, default 200
-        Resamples of the bootstrap and consistency bands.
+        Resamples of the bootstrap and consistency bands, from 10 to 10^6.
     seed : int, Generator or None
         Seed of those resamples.
     **params

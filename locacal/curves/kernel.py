@@ -6,9 +6,9 @@ from typing import Any
 
 import numpy as np
 
-from locacal._validation import check_choice, check_positive
+from locacal._validation import check_bandwidth, check_choice
 from locacal.curves._base import BaseCalibrator
-from locacal.curves._kernel_sums import kernel_regression
+from locacal.curves._kernel_sums import kernel_regression, kernel_var_factor
 from locacal.curves.bands import proportion_band
 from locacal.density import bw_nrd0
 
@@ -37,10 +37,13 @@ class KernelCalibrator(BaseCalibrator):
     ----------
     reg_type : {"lc", "ll"}, default "lc"
     bw : float or {"nrd0", "cv_ls", "aic"}, default "nrd0"
-        Kernel standard deviation b. ``"nrd0"``: R's rule of thumb on the scores
-        (:func:`locacal.density.bw_nrd0`), instant; ``"cv_ls"`` and ``"aic"``:
-        statsmodels' data-driven choices (least-squares cross-validation, AIC of Hurvich et
-        al. 1998), O(n^2) per optimiser step, without weights only.
+        Kernel standard deviation b (at least 1e-150,
+        :data:`locacal._validation.MIN_BANDWIDTH`; a bandwidth far below the spacing of the
+        scores gives the mean label of the nearest scores, with the band of their number).
+        ``"nrd0"``: R's rule of thumb on the scores (:func:`locacal.density.bw_nrd0`),
+        instant; ``"cv_ls"`` and ``"aic"``: statsmodels' data-driven choices (least-squares
+        cross-validation, AIC of Hurvich et al. 1998), O(n^2) per optimiser step, without
+        weights only.
     clip : bool, default True
         Clip the map to [0, 1].
 
@@ -54,7 +57,11 @@ class KernelCalibrator(BaseCalibrator):
     Both estimators are linear smoothers, :math:`\hat g(t) = \sum_i l_i(t) y_i` with
     :math:`l_i = w_i K_i / S_0` (lc) or :math:`l_i = w_i K_i (S_2 - S_1 (s_i - t)) /
     (S_0 S_2 - S_1^2)` (ll); the pointwise band of :meth:`curve` is the binomial interval at
-    the effective size :math:`1 / \sum_i l_i(t)^2` (:mod:`locacal.curves.bands`).
+    the effective size :math:`1 / \sum_i l_i(t)^2` (:mod:`locacal.curves.bands`). Both
+    the estimate and the sum take each point's kernel weights divided by the largest (on the
+    log scale, :func:`~locacal.curves._kernel_sums.kernel_var_factor`), so a bandwidth far
+    below the gaps between the scores gives, at every point, the mean label of the nearest
+    scores and the binomial interval of their number, never 0 / 0.
 
     References
     ----------
@@ -79,7 +86,7 @@ class KernelCalibrator(BaseCalibrator):
             self.bandwidth_ = bw_nrd0(s, w) if self.bw == "nrd0" else _select(s, y, self.bw,
                                                                              self.reg_type)
         else:
-            self.bandwidth_ = check_positive(self.bw, "bw")
+            self.bandwidth_ = check_bandwidth(self.bw, "bw")
         self.scores_, self.labels_, self.weights_ = s, y, w
 
     def _predict(self, s: np.ndarray) -> np.ndarray:
@@ -92,8 +99,8 @@ class KernelCalibrator(BaseCalibrator):
 
     def _pointwise_band(self, grid: np.ndarray, estimate: np.ndarray, level: float,
                         interval: str) -> tuple[np.ndarray, np.ndarray]:
-        var_factor = _kernel_var_factor(self.scores_, self.weights_, grid, self.bandwidth_,
-                                        self.reg_type)
+        var_factor = kernel_var_factor(self.scores_, self.weights_, grid, self.bandwidth_,
+                                       self.reg_type)
         return proportion_band(estimate, var_factor, level, interval)
 
     def _curve_params(self) -> dict[str, Any]:
@@ -109,23 +116,3 @@ def _select(s: np.ndarray, y: np.ndarray, rule: str, reg_type: str) -> float:
                       rng=np.random.default_rng(0))
     return float(model.bw[0])
 
-
-def _kernel_var_factor(scores: np.ndarray, weights: np.ndarray | None, points: np.ndarray,
-                       bw: float, reg_type: str) -> np.ndarray:
-    """``sum_i l_i(t)^2`` of the class's linear-smoother weights (Notes), at ``points``."""
-    w = np.ones_like(scores) if weights is None else weights
-    out = np.empty(points.size)
-    chunk = max(1, 4_000_000 // scores.size)
-    for start in range(0, points.size, chunk):
-        t = points[start:start + chunk, None]
-        dist = scores[None, :] - t
-        k = w[None, :] * np.exp(-0.5 * (dist / bw) ** 2)
-        s0 = k.sum(axis=1)
-        if reg_type == "lc":
-            out[start:start + chunk] = (k * k).sum(axis=1) / (s0 * s0)
-        else:
-            kd = k * dist
-            s1, s2 = kd.sum(axis=1), (kd * dist).sum(axis=1)
-            lever = k * (s2[:, None] - s1[:, None] * dist)
-            out[start:start + chunk] = (lever * lever).sum(axis=1) / (s0 * s2 - s1 * s1) ** 2
-    return out

@@ -51,19 +51,20 @@ import numpy as np
 
 from locacal._validation import (
     check_choice,
-    check_int,
     warn,
 )
 from locacal.curves._base import BaseCalibrator
 from locacal.curves._local_engine import (
     EVALUATIONS,
+    check_maxk,
     estimate_sorted,
     local_estimate,
     local_params,
+    warn_undefined,
 )
 from locacal.curves._local_exact import ExactLocalMap
 from locacal.curves._local_fit import SEQUENTIAL_BUDGET, LocalParams, fit_points
-from locacal.curves._local_window import nn_count
+from locacal.curves._local_window import warn_if_widened
 from locacal.curves._locfit_tree import build_tree
 from locacal.curves.bands import proportion_band
 from locacal.data.sample import SortedSample, sort_sample
@@ -133,8 +134,12 @@ class LocalRegressionCalibrator(BaseCalibrator):
         ``"native"``: no R needed. ``"locfit"``: R's locfit through rpy2 (``pip install
         'locacal[r]'`` and R with locfit); data that would crash R's tree raise
         :class:`~locacal.curves.rlocfit.LocfitCrashError` instead of killing the process.
-    maxk : int >= 2, default 200
-        Vertex space of locfit's tree (``backend="locfit"``; the slides use 200).
+        Both check ``nn`` by the same rules: ``n * nn < 1`` raises the neighbourhood to the
+        nearest score(s) with a warning, except that R refuses (ValueError) a single
+        neighbour under the tricube or epan kernel, which would give it weight 0.
+    maxk : int, default 200
+        Vertex space of locfit's tree (``backend="locfit"``; the slides use 200), from 2 to
+        10^6.
     clip : bool, default True
         Clip the map (and its band) to [0, 1], as the slides do.
 
@@ -220,11 +225,10 @@ class LocalRegressionCalibrator(BaseCalibrator):
         self.nn_, self.h_ = self.params_.nn, self.params_.h
         check_choice(self.evaluation, EVALUATIONS, "evaluation")
         check_choice(self.backend, BACKENDS, "backend")
-        check_int(self.maxk, "maxk", minimum=2)  # maxk = 1 aborts R
+        check_maxk(self.maxk)
         self.sample_ = sort_sample(s, y, w)
-        _warn_tiny_k(self.sample_, self.params_)
         self.tree_ = self.locfit_ = None
-        if self.backend == "locfit":
+        if self.backend == "locfit":  # locfit_fit checks the neighbourhood as below
             from locacal.curves.rlocfit import locfit_fit
 
             sample, p = self.sample_, self.params_
@@ -233,9 +237,11 @@ class LocalRegressionCalibrator(BaseCalibrator):
                                       h=p.h or 0.0, kernel=p.kernel, maxk=self.maxk,
                                       evaluation=self.evaluation)
             self.locfit_.predict(sample.scores[:1])  # R reports bad data here, at fit time
-        elif self.evaluation == "locfit":
-            self.tree_ = build_tree(self.sample_, self.params_)
-            _warn_unsplittable(self.tree_.unsplittable)
+        else:
+            warn_if_widened(self.sample_.n, self.params_.nn, self.params_.h)
+            if self.evaluation == "locfit":
+                self.tree_ = build_tree(self.sample_, self.params_)
+                _warn_unsplittable(self.tree_.unsplittable)
         self.exact_map_ = ExactLocalMap(self.sample_, self.params_, clip=False)
 
     def _raw(self, s: np.ndarray) -> np.ndarray:
@@ -247,7 +253,7 @@ class LocalRegressionCalibrator(BaseCalibrator):
         return exact_fit(self.sample_, self.params_, self.exact_map_, s)
 
     def _finish(self, raw: np.ndarray) -> np.ndarray:
-        _warn_empty(raw)
+        warn_undefined(raw)
         return np.clip(raw, 0.0, 1.0) if self.clip else raw
 
     def _predict(self, s: np.ndarray) -> np.ndarray:
@@ -315,7 +321,7 @@ def tabulate_local_fit(sample: SortedSample, params: LocalParams, grid: np.ndarr
     """
     fits = fit_points(sample, grid, params)
     raw = fits.value if raw is None else raw
-    _warn_empty(raw)
+    warn_undefined(raw)
     estimate = np.clip(raw, 0.0, 1.0) if clip else raw
     if band is None:
         nan = np.full(grid.shape, np.nan)
@@ -324,11 +330,6 @@ def tabulate_local_fit(sample: SortedSample, params: LocalParams, grid: np.ndarr
     return estimate, lower, upper, fits.count
 
 
-def _warn_tiny_k(sample: SortedSample, params: LocalParams) -> None:
-    if params.h is None and nn_count(sample.n, params.nn) == 0:
-        warn(f"n * nn = {sample.n} * {params.nn} < 1: locfit's bandwidth would be 0 (its fit "
-             "undefined away from the scores); the neighbourhood is raised to the nearest "
-             "score(s). Increase nn or give h")
 
 
 def _warn_unsplittable(cells: tuple[float, ...]) -> None:
@@ -336,10 +337,3 @@ def _warn_unsplittable(cells: tuple[float, ...]) -> None:
         warn(f"R's locfit would split its evaluation tree forever near score {cells[0]!r} "
              "(a tied value holding at least floor(n nn) copies) and crash; the native tree "
              "stops at floating-point resolution there")
-
-
-def _warn_empty(raw: np.ndarray) -> None:
-    missing = int(np.count_nonzero(np.isnan(raw)))
-    if missing:
-        warn(f"{missing} evaluation point(s) have no observation with positive weight within "
-             "the bandwidth; the estimate is NaN there (widen h or nn)")

@@ -8,12 +8,18 @@ import numpy as np
 
 from locacal._validation import check_fraction, check_int, check_positive
 from locacal.curves._base import BaseCalibrator
+from locacal.curves._local_engine import warn_undefined
 from locacal.curves._local_exact import ExactLocalMap
 from locacal.curves._local_fit import LocalParams
+from locacal.curves._local_window import warn_if_widened
 from locacal.curves.local import exact_fit, tabulate_local_fit
 from locacal.data.sample import sort_sample
 
 __all__ = ["LowessCalibrator"]
+
+#: Most robustness iterations: each one is a full refit (O(n^2 frac) in statsmodels), and
+#: Cleveland (1979, §3) found two enough; R's lowess does three.
+MAX_ITERATIONS = 100
 
 
 class LowessCalibrator(BaseCalibrator):
@@ -32,13 +38,17 @@ class LowessCalibrator(BaseCalibrator):
     frac : float in (0, 1], default 0.15
         Share of the data in each local fit (the LCS's neighbourhood size; statsmodels' own
         default is 2/3).
-    it : int >= 0, default 0
-        Robustness iterations. **Off by default**: they down-weight large residuals, and
-        with 0/1 outcomes those are the minority class's, so robust iterations pull the
-        curve towards the majority class and bias g. statsmodels' default (3) is meant for
-        continuous outcomes with outliers.
+    it : int, default 0
+        Robustness iterations, from 0 to 100. **Off by default**: they down-weight large
+        residuals, and with 0/1 outcomes those are the minority class's, so robust iterations
+        pull the curve towards the majority class and bias g. statsmodels' default (3) is
+        meant for continuous outcomes with outliers.
     delta : float >= 0, default 0
-        statsmodels' speed-up (skip fits closer than ``delta``); 0 is exact.
+        statsmodels' speed-up (Cleveland 1979, §4): local fits only at scores at least
+        ``delta`` apart, linear interpolation in between; 0 is exact. statsmodels computes
+        this only at the data, so with ``delta > 0`` the map is that fit at the fitted
+        scores, interpolated linearly between them and constant beyond the smallest and
+        the largest.
     clip : bool, default True
         Clip the map to [0, 1].
 
@@ -65,24 +75,30 @@ class LowessCalibrator(BaseCalibrator):
 
     def _fit(self, s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> None:
         frac = check_fraction(self.frac, "frac")
-        it = check_int(self.it, "it", minimum=0)
+        it = check_int(self.it, "it", minimum=0, maximum=MAX_ITERATIONS,
+                       why="each iteration refits the whole curve; Cleveland (1979) uses 2")
         delta = 0.0 if self.delta == 0 else check_positive(self.delta, "delta")
         self.statsmodels_ = it > 0 or delta > 0
         if self.statsmodels_ and w is not None:
             raise ValueError("it: robustness iterations (and delta > 0) are statsmodels' "
                              "lowess, which takes no weights; use it=0, delta=0 with weights")
         self.sample_ = sort_sample(s, y, w)
+        if not self.statsmodels_:  # the native engine's neighbourhood, raised to 1 if empty
+            warn_if_widened(self.sample_.n, frac, None, "frac")
         self.params_ = LocalParams(degree=1, nn=frac, h=None, kernel="tricube")
         self.exact_map_ = ExactLocalMap(self.sample_, self.params_, clip=False)
+        self.knots_ = _fit_at_scores(self.sample_.scores, self.sample_.labels, frac, it,
+                                     delta) if delta > 0 else None
 
     def _raw(self, s: np.ndarray) -> np.ndarray:
-        if self.statsmodels_:
-            import statsmodels.api as sm
-
-            return sm.nonparametric.lowess(self.sample_.labels.astype(np.float64),
-                                           self.sample_.scores, frac=self.frac, it=self.it,
-                                           delta=self.delta, xvals=s)
-        return exact_fit(self.sample_, self.params_, self.exact_map_, s)
+        if not self.statsmodels_:
+            return exact_fit(self.sample_, self.params_, self.exact_map_, s)
+        raw = (np.interp(s, *self.knots_) if self.knots_ is not None else
+               _statsmodels_lowess(self.sample_.scores, self.sample_.labels, self.frac, self.it,
+                                   xvals=s))
+        # statsmodels gives NaN where every neighbour's (robustness x tricube) weight is 0
+        warn_undefined(raw, "statsmodels' lowess is NaN there", "widen frac")
+        return raw
 
     def _predict(self, s: np.ndarray) -> np.ndarray:
         raw = self._raw(s)
@@ -100,3 +116,26 @@ class LowessCalibrator(BaseCalibrator):
 
     def _curve_params(self) -> dict[str, Any]:
         return {"frac": self.frac, "it": self.it, "delta": self.delta}
+
+
+def _statsmodels_lowess(scores: np.ndarray, labels: np.ndarray, frac: float, it: int, *,
+                        delta: float = 0.0, xvals: np.ndarray | None = None) -> np.ndarray:
+    """statsmodels' lowess of ``labels`` on sorted ``scores``: at ``xvals``, or at the scores
+    (in their order) without."""
+    import statsmodels.api as sm
+
+    # statsmodels divides 0 / 0 where a window's weights all vanish; the caller reports NaN
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return sm.nonparametric.lowess(labels.astype(np.float64), scores, frac=frac, it=it,
+                                       delta=delta, xvals=xvals, is_sorted=True,
+                                       return_sorted=False)
+
+
+def _fit_at_scores(scores: np.ndarray, labels: np.ndarray, frac: float, it: int,
+                   delta: float) -> tuple[np.ndarray, np.ndarray]:
+    """statsmodels' lowess with ``delta`` at the sorted ``scores``, as (distinct scores, fitted
+    value at each): the knots of the linear interpolation that evaluates it elsewhere
+    (statsmodels refuses ``delta`` together with ``xvals``)."""
+    fitted = _statsmodels_lowess(scores, labels, frac, it, delta=delta)
+    knots, first = np.unique(scores, return_index=True)
+    return knots, fitted[first]

@@ -26,7 +26,7 @@ import itertools
 import os
 import warnings
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -36,13 +36,17 @@ import numpy as np
 from locacal._validation import (
     check_choice,
     check_fraction,
-    check_int,
     check_scores,
     check_scores_labels,
 )
 from locacal.curves import _rsession
-from locacal.curves._local_engine import EVALUATIONS, local_params
-from locacal.curves._local_window import KERNELS
+from locacal.curves._local_engine import EVALUATIONS, check_maxk, local_params
+from locacal.curves._local_window import (
+    KERNELS,
+    effective_count,
+    kernel_weights,
+    warn_if_widened,
+)
 
 __all__ = ["LocfitCrashError", "LocfitFit", "RBackendUnavailable", "locfit_estimate",
            "locfit_fit"]
@@ -152,7 +156,7 @@ def locfit_settings(degree: int = 0, nn: float = 0.15, h: float = 0.0, kernel: s
     """Check locfit's settings with the native engine's rules; ``h = 0`` means no fixed part."""
     check_fraction(nn, "nn")  # locfit always needs nn (the native engine allows None)
     params = local_params(degree, nn, h or None, kernel)  # the native engine's checks
-    maxk = check_int(maxk, "maxk", minimum=2)  # maxk = 1 aborts R (and this process)
+    maxk = check_maxk(maxk)
     check_choice(evaluation, EVALUATIONS, "evaluation")
     return LocfitSettings(params.degree, float(params.nn), params.h or 0.0, params.kernel,
                           maxk, evaluation)
@@ -274,16 +278,48 @@ def locfit_fit(scores: Any, labels: Any, weights: Any = None, *, degree: int = 0
     LocfitCrashError
         The tied scores would crash R's locfit (or exhaust its vertex space, ``maxk``);
         nothing was sent to R.
+    ValueError
+        Bad settings, checked by the native engine's rules; also a single neighbour
+        (``nn < 2 / n``) under a kernel that gives it weight 0 (:func:`_native_neighbourhood`).
+        ``n * nn < 1`` otherwise warns and fits with ``nn = 1 / n``, as the native engine.
     RuntimeError
         R's locfit stopped with an error; the message is R's.
     """
     s, y, w = check_scores_labels(scores, labels, weights, warn_one_class=False)
     settings = locfit_settings(degree, nn, h, kernel, maxk, evaluation)
+    settings = _native_neighbourhood(settings, s.size)
     if settings.evaluation == "locfit":
         _refuse_crashing_ties(s, settings)
     fit = LocfitFit(s, y, w, settings)
     _rsession.run(fit._ensure_in_r)
     return fit
+
+
+def _native_neighbourhood(settings: LocfitSettings, n: int) -> LocfitSettings:
+    """The settings with which R's locfit fits what the native engine fits, checked by the
+    native engine's rules before R sees them.
+
+    * ``n * nn < 1`` without ``h``: locfit stops with "vector size cannot be NA"; the native
+      engine raises the neighbour count to 1
+      (:func:`~locacal.curves._local_window.effective_count`, with its warning), and so does
+      this, by passing ``nn = 1 / n``.
+    * One neighbour and a kernel that vanishes at the window's edge (tricube, epan): that
+      neighbour has weight 0, locfit reports "no points with non-zero weight" and returns
+      the previous point's coefficients, an undefined fit, where the native engine weights
+      the nearest scores uniformly. Refused with a ValueError naming ``nn``.
+    """
+    h = settings.h or None
+    k = effective_count(n, settings.nn, h)
+    edge = float(kernel_weights(np.ones(1), 1.0, settings.kernel)[0])
+    if h is None and k == 1 and edge == 0.0:
+        raise ValueError(
+            f"nn = {settings.nn!r} leaves one neighbour in each window of the n = {n} "
+            f"observations, and the {settings.kernel} kernel gives it weight 0: R's locfit then "
+            f"returns an undefined fit. Give nn >= {2.0 / n:.3g} or h, kernel='rect', or "
+            "backend='native' (which weights the nearest scores uniformly)")
+    if warn_if_widened(n, settings.nn, h):
+        return replace(settings, nn=1.0 / n)
+    return settings
 
 
 def _refuse_crashing_ties(scores: np.ndarray, settings: LocfitSettings) -> None:

@@ -25,14 +25,17 @@ from typing import Any
 import numpy as np
 
 from locacal._validation import (
+    check_bins,
     check_choice,
     check_fraction,
     check_int,
     check_probabilities,
     check_scores_labels,
+    positive_weight_rows,
     warn,
 )
 from locacal.curves._bins import (
+    DEFAULT_BINS,
     STRATEGIES,
     BinStatistics,
     default_bin_size,
@@ -89,13 +92,16 @@ class PreparedSample:
     """Validated scores, labels and weights, with shared work computed on first use.
 
     Build it with :func:`prepare`. ``scores``, ``labels`` (0.0/1.0) and ``weights`` (None for
-    unit weights) keep the rows' order; ``true_p`` is None when not given.
+    unit weights, else all positive) keep the rows' order; ``true_p`` is None when not given.
+    ``rows`` is the number of rows given, those of weight zero included (the report's ``n``);
+    by default the sample's own size.
     """
 
     def __init__(self, scores: np.ndarray, labels: np.ndarray, weights: np.ndarray | None,
-                 true_p: np.ndarray | None, threshold: float) -> None:
+                 true_p: np.ndarray | None, threshold: float, rows: int | None = None) -> None:
         self.scores, self.labels, self.weights = scores, labels, weights
         self.true_p, self.threshold = true_p, threshold
+        self.rows = scores.size if rows is None else rows
         self._bins: dict[tuple, SortedBins] = {}
         self._stats: dict[tuple, BinStatistics] = {}
         #: Other results shared between metrics, by name (e.g. the Brier decomposition).
@@ -128,7 +134,7 @@ class PreparedSample:
 
     def _key(self, strategy: str, bins: int, bin_size: int | None) -> tuple[str, int]:
         check_choice(strategy, STRATEGIES, "strategy")
-        bins = check_int(bins, "bins", minimum=1)
+        bins = check_bins(bins, self.n, default=DEFAULT_BINS)
         size = check_int(default_bin_size(self.n) if bin_size is None else bin_size,
                          "bin_size", minimum=1)
         return (strategy, size) if strategy == "adaptive" else (strategy, bins)
@@ -271,12 +277,13 @@ class PreparedSample:
         sample = self.sorted
         s = sample.scores
         starts = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
-        pos = np.add.reduceat(self._sorted_y if sample.weights is None
-                              else sample.weights * self._sorted_y, starts)
-        total = (np.diff(np.append(starts, self.n)).astype(np.float64)
-                 if sample.weights is None else np.add.reduceat(sample.weights, starts))
-        neg = total - pos
-        below = np.cumsum(neg) - neg
+        y = self._sorted_y
+        # each class summed on its own: total - pos would cancel a weight below 1e-16 of the
+        # group's (a negative of relative weight 1e-40 tied with a positive of weight 1)
+        pos = np.add.reduceat(y if sample.weights is None else sample.weights * y, starts)
+        neg = np.add.reduceat(1.0 - y if sample.weights is None
+                              else sample.weights * (1.0 - y), starts)
+        below = np.concatenate([[0.0], np.cumsum(neg)[:-1]])
         p_sum, n_sum = pos.sum(), neg.sum()
         if p_sum <= 0 or n_sum <= 0:
             return float("nan")
@@ -323,8 +330,15 @@ def _score_sums(index: np.ndarray, scores: np.ndarray, size: int) -> np.ndarray:
 def prepare(scores: Any, labels: Any, weights: Any = None, *, true_p: Any = None,
             threshold: float = 0.5, warn_one_class: bool = True) -> PreparedSample:
     """Validate a sample once (:func:`locacal._validation.check_scores_labels`, plus
-    ``true_p`` and ``threshold`` when given) and wrap it for the metrics."""
+    ``true_p`` and ``threshold`` when given) and wrap it for the metrics.
+
+    Rows of weight zero are not in the sample: they are dropped here, once for every metric
+    (adaptive bins of sqrt(n) rows and the bound on ``bins`` count the others only), and
+    counted in :attr:`PreparedSample.rows`.
+    """
     s, y, w = check_scores_labels(scores, labels, weights, warn_one_class=warn_one_class)
     p = None if true_p is None else check_probabilities(true_p, s.size)
     tau = check_fraction(threshold, "threshold", low_open=False)
-    return PreparedSample(s, y, w, p, tau)
+    rows = s.size
+    s, y, w, p = positive_weight_rows(s, y, w, p)
+    return PreparedSample(s, y, w, p, tau, rows)

@@ -14,7 +14,7 @@ from scipy.stats import norm
 from locacal._validation import (
     check_choice,
     check_fraction,
-    check_int,
+    check_resamples,
     check_seed,
     has_dask,
     plain,
@@ -98,7 +98,8 @@ def ece(scores: Any, labels: Any, *, weights: Any = None, bins: int = 10,
     weights : array-like, optional
         Observation weights (n_b and the means become weighted).
     bins : int, default 10
-        Number of bins.
+        Number of bins, at most the number of observations with positive weight (or 10 on
+        smaller samples): more bins than observations could only be empty.
     strategy : {"quantile", "uniform", "adaptive"}, default "quantile"
         How bins are formed. With Dask input (:mod:`locacal._dask`) uniform bins are exact
         (``bins`` must divide 100800), quantile bins are cut at the cell holding each
@@ -120,7 +121,8 @@ def qmse(scores: Any, labels: Any, *, weights: Any = None, bins: int = 10,
     .. math:: \\mathrm{QMSE} = \\frac{1}{n} \\sum_{b=1}^B n_b (\\bar d_b - \\bar s_b)^2
 
     With ``strategy="adaptive"`` this is the thesis's MSE calibration score
-    (:func:`calib_mse`).
+    (:func:`calib_mse`). Arguments as in :func:`ece` (``bins`` at most the number of
+    observations with positive weight, or 10).
     """
     return calib_mse_from_bins(prepare(scores, labels, weights).bin_statistics(strategy, bins))
 
@@ -145,6 +147,7 @@ def ece_thresholded(scores: Any, labels: Any, *, weights: Any = None, bins: int 
 
     The R code classifies with ``scores > threshold``; the slides (the specification) with
     ``>=``; locacal follows the slides (they differ only for scores equal to the threshold).
+    Other arguments as in :func:`ece`.
     """
     sample = prepare(scores, labels, weights, threshold=threshold)
     return ece_thresholded_from_sample(sample, bins=bins, strategy=strategy)
@@ -381,7 +384,7 @@ def calib_mse_interval(scores: Any, labels: Any, *, weights: Any = None,
     bin_size : int, optional
         Points per adaptive bin; default ``round(sqrt(n))`` (thesis §4.3.3).
     n_samples : int, default 1000
-        Redraws of ``method="thesis"`` (unused by ``"debiased"``).
+        Redraws of ``method="thesis"`` (unused by ``"debiased"``), from 2 to 10^6.
     seed : int or None, default 0
         Seed of the redraws of ``method="thesis"``.
     method : {"debiased", "thesis"}, default "debiased"
@@ -401,7 +404,7 @@ def calib_mse_interval(scores: Any, labels: Any, *, weights: Any = None,
     level = check_fraction(level, "level")
     if level >= 1.0:
         raise ValueError(f"level must lie in (0, 1), got {plain(level)!r}")
-    n_samples = check_int(n_samples, "n_samples", minimum=2)
+    n_samples = check_resamples(n_samples, "n_samples", minimum=2)
     seed = check_seed(seed)
     st = sample.bin_statistics("adaptive", bin_size=bin_size)
     z = float(norm.ppf(0.5 + level / 2.0))

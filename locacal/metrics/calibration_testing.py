@@ -24,7 +24,7 @@ import pandas as pd
 
 from locacal._validation import (
     check_choice,
-    check_int,
+    check_resamples,
     check_scores_labels,
     check_seed,
     plain,
@@ -230,7 +230,8 @@ def calibration_test(scores: Any, labels: Any, *, statistic: str = "lcs", method
         :func:`locacal.metrics.spiegelhalter_z` (two-sided).
     method : {"auto", "resampling", "asymptotic"}, default "auto"
     n_resamples : int, default 999
-        Number B of resampled label vectors.
+        Number B of resampled label vectors, at most 10^6
+        (:data:`locacal._validation.MAX_RESAMPLES`).
     seed : int, Generator, SeedSequence or None
         Seed of the resampling (anything :func:`numpy.random.default_rng` accepts).
     weights : array-like, optional
@@ -253,7 +254,7 @@ def calibration_test(scores: Any, labels: Any, *, statistic: str = "lcs", method
     s, y, w = positive_weight_rows(s, y, w)
     check_choice(statistic, tuple(STATISTICS), "statistic")
     check_choice(method, METHODS, "method")
-    n_resamples = check_int(n_resamples, "n_resamples", minimum=1)
+    n_resamples = check_resamples(n_resamples, "n_resamples")
     seed = check_seed(seed)
     spec = STATISTICS[statistic]
     if method == "auto":

@@ -18,6 +18,7 @@ from locacal._validation import (
     check_scores,
     check_weights,
     has_dask,
+    positive_weight_rows,
     public_api,
     warn,
 )
@@ -68,7 +69,7 @@ def true_mse(scores: Any, true_p: Any, *, weights: Any = None) -> float:
     s = check_scores(scores)
     check_aligned({"scores": scores, "true_p": true_p, "weights": weights})
     p = check_probabilities(true_p, s.size)
-    w = check_weights(weights, s.size)
+    s, p, w = positive_weight_rows(s, p, check_weights(weights, s.size))
     return _mean((p - s) ** 2, w)
 
 

@@ -40,10 +40,11 @@ import pandas as pd
 from scipy import special, stats
 
 from locacal._validation import (
+    check_bins,
     check_choice,
-    check_int,
     check_level,
     check_scores_labels,
+    positive_weight_rows,
     public_api,
     warn,
 )
@@ -169,7 +170,7 @@ def calibration_intercept_slope(scores: Any, labels: Any, *, weights: Any = None
         only) all their scores are equal or separate the two classes, the model has no
         finite estimate: those rows are NaN and a CalibrationWarning says why.
     """
-    s, y, w = check_scores_labels(scores, labels, weights)
+    s, y, w = positive_weight_rows(*check_scores_labels(scores, labels, weights))
     level = check_level(level)
     inside = (s > 0.0) & (s < 1.0)
     if not inside.all():
@@ -251,7 +252,8 @@ def calibration_errors(scores: Any, labels: Any, *, weights: Any = None,
     """
     from locacal.curves import METHODS, calibration_curve
 
-    s, y, w = check_scores_labels(scores, labels, weights)
+    # rows of weight zero are not in the sample: R's lowess would count them in its window
+    s, y, w = positive_weight_rows(*check_scores_labels(scores, labels, weights))
     check_choice(smoother, ("lowess", "loess", *[m for m in METHODS if m != "lowess"]),
                  "smoother")
     if smoother == "lowess":
@@ -264,14 +266,12 @@ def calibration_errors(scores: Any, labels: Any, *, weights: Any = None,
         fitted = calibration_curve(s, y, method=smoother, weights=w)(s)
     err = np.abs(fitted - s)
     wn = np.ones(s.size) if w is None else w * (s.size / w.sum())
-    usable = np.isfinite(err) & (wn > 0)
+    usable = np.isfinite(err)
     if not usable.all():
-        bad = int((~np.isfinite(err) & (wn > 0)).sum())
-        if bad:
-            warn(f"the {smoother} fit is undefined at {bad} scores; the errors summarise the "
-                 "others")
         if not usable.any():
             raise ValueError(f"smoother: the {smoother} fit is undefined at every score")
+        warn(f"the {smoother} fit is undefined at {int((~usable).sum())} scores; the errors "
+             "summarise the others")
         err, wn = err[usable], wn[usable]
     e50, e90 = _r_quantile(err, None if w is None else wn, np.array([0.5, 0.9]))
     return pd.Series({"ici": float(np.dot(wn, err) / wn.sum()), "e50": float(e50),
@@ -359,7 +359,8 @@ def hosmer_lemeshow(scores: Any, labels: Any, *, groups: int = 10,
     scores, labels : array-like of shape (n,)
         Predicted probabilities in [0, 1]; observed events (0/1 or bool).
     groups : int, default 10
-        Requested number of groups, at least 3.
+        Requested number of groups, at least 3 and at most the number of observations with
+        positive weight (or 10 on smaller samples; more groups would only be empty).
     weights : array-like of shape (n,), optional
         Case weights, rescaled to sum to Kish's effective sample size and used as frequency
         weights for the quantiles and the counts (unit weights give hoslem.test's numbers).
@@ -370,8 +371,8 @@ def hosmer_lemeshow(scores: Any, labels: Any, *, groups: int = 10,
         ``pvalue`` is NaN (with a CalibrationWarning) when fewer than 3 groups are non-empty;
         ``pvalue_external`` is always defined.
     """
-    s, y, w = check_scores_labels(scores, labels, weights)
-    groups = check_int(groups, "groups", minimum=3)
+    s, y, w = positive_weight_rows(*check_scores_labels(scores, labels, weights))
+    groups = check_bins(groups, s.size, "groups", minimum=3)
     wk = _kish_weights(w, s.size)
     breaks, group = hosmer_lemeshow_groups(s, None if w is None else wk, groups)
     n_int = max(breaks.size - 1, 1)
@@ -463,7 +464,7 @@ def spiegelhalter_z(scores: Any, labels: Any, *, weights: Any = None) -> Spiegel
         NaN statistic and p-value, with a CalibrationWarning, when every score is 0, 1/2 or 1
         (the variance is 0, and z is 0/0 in R too).
     """
-    s, y, w = check_scores_labels(scores, labels, weights)
+    s, y, w = positive_weight_rows(*check_scores_labels(scores, labels, weights))
     w = np.ones(s.size) if w is None else w / w.max()
     lever = 1.0 - 2.0 * s
     variance = float(np.sum(w * w * lever * lever * s * (1.0 - s)))

@@ -16,13 +16,18 @@ import numpy as np
 from locacal._validation import (
     check_choice,
     check_fraction,
-    check_int,
+    check_grid_size,
     check_scores_labels,
     has_dask,
     positive_weight_rows,
     public_api,
 )
-from locacal.curves._local_engine import EVALUATIONS, estimate_sorted, local_params
+from locacal.curves._local_engine import (
+    EVALUATIONS,
+    estimate_sorted,
+    local_params,
+    warn_undefined,
+)
 from locacal.curves._local_fit import LocalParams
 from locacal.curves.curve import SLIDES_GRID_SIZE, slides_grid
 from locacal.data.quantile import normalised_weights
@@ -74,7 +79,8 @@ def lcs(scores: Any, labels: Any, *, weights: Any = None, nn: float = 0.15, degr
         The slides' rectangular kernel.
     evaluation : {"exact", "locfit"}, default "exact"
     grid_size : int, default 100
-        Number of points of the full grid on [0, 1] before restriction.
+        Number of points of the full grid on [0, 1] before restriction, from 2 to 2^16
+        (:data:`locacal._validation.MAX_GRID_POINTS`).
 
     Returns
     -------
@@ -100,7 +106,7 @@ def lcs(scores: Any, labels: Any, *, weights: Any = None, nn: float = 0.15, degr
     s, y, w = check_scores_labels(scores, labels, weights)
     params = local_params(degree, nn, None, kernel)
     check_choice(evaluation, EVALUATIONS, "evaluation")
-    grid_size = check_int(grid_size, "grid_size", minimum=2)
+    grid_size = check_grid_size(grid_size)
     return lcs_of_sample(*positive_weight_rows(s, y, w), params, evaluation, grid_size)
 
 
@@ -128,7 +134,9 @@ def lcs_from_sorted(sample: SortedSample, params: LocalParams, evaluation: str =
     """:func:`lcs` of a sample already validated and sorted (positive weights only), with
     validated parameters: the metric registry's shared sort serves it."""
     grid = slides_grid(sample.scores, grid_size)
-    g = np.clip(estimate_sorted(sample, grid, params, evaluation), 0.0, 1.0)
+    raw = estimate_sorted(sample, grid, params, evaluation)
+    warn_undefined(raw, "the LCS is NaN")
+    g = np.clip(raw, 0.0, 1.0)
     dens = reflected_kde_values(sample.scores, grid, sample.weights, is_sorted=True)
     return float(np.sum(dens * (g - grid) ** 2) / dens.sum())
 
@@ -232,9 +240,9 @@ def wmse(scores: Any, labels: Any, *, weights: Any = None, nn: float = 0.15,
         \\mathrm{WMSE} = \\frac{\\sum_j w_j (\\tau_j - \\bar d_{(k)}(\\tau_j))^2}{\\sum_j w_j}
 
     over :math:`\\tau_j` in ``linspace(0, 1, grid_size)`` (the whole of [0, 1], not
-    restricted), where :math:`\\bar d_{(k)}(\\tau)` is the mean label of the
-    k = round(n nn) scores nearest to tau and :math:`w_j` the reflected density
-    (:func:`locacal.density.reflected_kde`).
+    restricted; ``grid_size`` from 2 to 2^16), where :math:`\\bar d_{(k)}(\\tau)` is the
+    mean label of the k = round(n nn) scores nearest to tau and :math:`w_j` the reflected
+    density (:func:`locacal.density.reflected_kde`).
 
     With relative case weights, k is the same share nn of the total weight: the weights of the
     n+ rows with positive weight are normalised to sum to n+
@@ -257,7 +265,7 @@ def wmse(scores: Any, labels: Any, *, weights: Any = None, nn: float = 0.15,
     """
     s, y, w = check_scores_labels(scores, labels, weights)
     nn = check_fraction(nn, "nn")
-    grid_size = check_int(grid_size, "grid_size", minimum=2)
+    grid_size = check_grid_size(grid_size)
     return wmse_of_sample(s, y, w, nn, grid_size)
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from locacal._validation import check_scores_labels, public_api
+from locacal._validation import check_scores_labels, positive_weight_rows, public_api
 
 __all__ = ["LOG_LOSS_EPS", "log_loss"]
 
@@ -41,7 +41,7 @@ def log_loss(scores: Any, labels: Any, *, weights: Any = None) -> float:
     Good (1952), "Rational decisions", J. R. Stat. Soc. B 14(1); Gneiting & Raftery
     (2007), "Strictly proper scoring rules, prediction, and estimation", JASA 102.
     """
-    s, y, w = check_scores_labels(scores, labels, weights)
+    s, y, w = positive_weight_rows(*check_scores_labels(scores, labels, weights))
     p = np.clip(s, LOG_LOSS_EPS, 1.0 - LOG_LOSS_EPS)
     losses = -np.where(y == 1.0, np.log(p), np.log1p(-p))
     return float(np.average(losses, weights=w))

@@ -39,9 +39,9 @@ from locacal.metrics.clinical import (
     calibration_intercept_slope,
     spiegelhalter_z,
 )
-from locacal.metrics.corp import corp_decomposition, corp_from_sorted
+from locacal.metrics.corp import corp_from_sorted
 from locacal.metrics.divergence import kl_divergence
-from locacal.metrics.local import lcs, lcs_of_sample, wmse, wmse_of_sample
+from locacal.metrics.local import lcs_of_sample, wmse, wmse_of_sample
 from locacal.metrics.log_score import log_loss
 from locacal.metrics.smooth_ece import smece
 
@@ -107,9 +107,7 @@ def _cached(key: str, table: Callable[[PreparedSample], Any],
 
 
 def _corp(sample: PreparedSample) -> Any:
-    """CORP from the shared sort (rows of weight zero, which CORP drops, go the long way)."""
-    if sample.weights is not None and not (sample.weights > 0).all():
-        return corp_decomposition(sample.scores, sample.labels, weights=sample.weights)
+    """CORP from the shared sort (the prepared sample holds positive weights only)."""
     ordered = sample.sorted
     return corp_from_sorted(ordered.scores, ordered.labels.astype(np.float64),
                             ordered.weights)
@@ -139,10 +137,7 @@ _THESIS = "Nguyen (2015), thesis"
 
 def _lcs(sample: PreparedSample) -> float:
     """The LCS (default settings) as :func:`lcs` computes it, from the shared sort when it
-    sorts; rows of weight zero are dropped by :func:`lcs` itself, so such samples go through
-    it."""
-    if sample.weights is not None and not (sample.weights > 0).all():
-        return lcs(sample.scores, sample.labels, weights=sample.weights)
+    sorts (the prepared sample holds positive weights only, as :func:`lcs` requires)."""
     return lcs_of_sample(sample.scores, sample.labels, sample.weights, local_params(),
                          sorted_sample=lambda: sample.sorted)
 
@@ -157,7 +152,7 @@ def _wmse(sample: PreparedSample) -> float:
 _L, _P, _T = frozenset({"labels"}), frozenset({"true_p"}), frozenset({"labels", "threshold"})
 
 _TABLE = (
-    Metric("n", lambda s: float(s.n), frozenset(), None,
+    Metric("n", lambda s: float(s.rows), frozenset(), None,
            "number of observations (rows)", "-"),
     Metric("true_mse", _true_mse, _P, False,
            "mean squared error of the scores against the true probabilities",

@@ -16,14 +16,15 @@ import pandas as pd
 
 from locacal._validation import (
     check_bool,
-    check_int,
     check_level,
     check_probabilities,
+    check_resamples,
     check_scores_labels,
     check_seed,
     has_dask,
     is_dask,
     plain,
+    positive_weight_rows,
     public_api,
 )
 from locacal.metrics.registry import METRICS, evaluate
@@ -96,7 +97,9 @@ def _one_ci_report(scores: Any, labels: Any, true_p: Any, weights: Any, threshol
     value = _one_report(scores, labels, true_p, weights, threshold, columns)  # validates first
     s, y, w = check_scores_labels(scores, labels, weights)
     p = None if true_p is None else check_probabilities(true_p, s.size)
-    names = _computed(columns, true_p, weights)
+    # rows of weight zero are not in the sample: no resample or null draw holds them
+    s, y, w, p = positive_weight_rows(s, y, w, p)
+    names = tuple(m for m in _computed(columns, true_p, weights) if m != "n")
     # one entropy for every model: the same bootstrap rows and null draws (paired comparison)
     boot_seed, null_seed = np.random.SeedSequence(entropy).spawn(2)
     lower, upper = bootstrap_intervals(names, s, y, values=value[list(names)].to_numpy(),
@@ -110,6 +113,8 @@ def _one_ci_report(scores: Any, labels: Any, true_p: Any, weights: Any, threshol
     table["value"] = value
     table.loc[list(names), ["lower", "upper", "null_mean"]] = np.column_stack(
         [lower, upper, null])
+    if "n" in columns:
+        table.loc["n", ["lower", "upper"]] = value["n"]
     return table
 
 
@@ -183,7 +188,8 @@ def calibration_report(scores: Any, labels: Any, *, true_p: Any = None, weights:
     ci : bool, default False
         Add bootstrap intervals and the calibrated-model null expectation (below).
     n_boot : int, default 200
-        With ``ci``: number of bootstrap resamples, and of null label draws.
+        With ``ci``: number of bootstrap resamples, and of null label draws (at most
+        10^6, :data:`locacal._validation.MAX_RESAMPLES`).
     level : float, default 0.95
         With ``ci``: level of the bootstrap intervals, in (0, 1).
     seed : int, Generator, SeedSequence or None
@@ -214,7 +220,8 @@ def calibration_report(scores: Any, labels: Any, *, true_p: Any = None, weights:
           for the LCS and WMSE, ...; for calib_mse, whose bins of sqrt(n) scores shrink,
           E[(g(s) - s)^2] with g(s) = E[D | s], for the refinement E[g(s) (1 - g(s))]).
           ``n_boot`` resamples of the rows are drawn with replacement (labels, weights and
-          true probabilities carried along) and the metric recomputed on each; with q_lo,
+          true probabilities carried along; rows of weight zero are not in the sample and
+          never drawn) and the metric recomputed on each; with q_lo,
           q_hi the (1 - level)/2 and (1 + level)/2 quantiles of these replicates, the
           interval is
 
@@ -242,7 +249,7 @@ def calibration_report(scores: Any, labels: Any, *, true_p: Any = None, weights:
             statistic's spread.
 
           BCa intervals would need n jackknife evaluations of every metric and are not
-          offered. ``n`` has the interval [n, n];
+          offered. ``n``, the number of rows, is not an estimate: its interval is [n, n];
         * ``null_mean``: for the calibration metrics
           (:data:`locacal.report.intervals.NULL_METRICS`), the mean of the metric
           over ``n_boot`` label vectors drawn as D*_i ~ Bernoulli(s_i) (consistency
@@ -269,7 +276,7 @@ def calibration_report(scores: Any, labels: Any, *, true_p: Any = None, weights:
     check_bool(ci, "ci")
     # checked whether or not ci draws them, so that a bad value is never accepted silently
     seed = check_seed(seed)
-    n_boot = check_int(n_boot, "n_boot", minimum=1)
+    n_boot = check_resamples(n_boot, "n_boot")
     level = check_level(level)
     columns = _columns(clinical, extra, true_p)
     inputs = scores.values() if isinstance(scores, Mapping) else [scores]

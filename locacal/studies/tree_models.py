@@ -204,7 +204,7 @@ def cv_pruning_path(X: Any, y: Any, *, min_leaf: int | None = None, cv: int = 5,
     """
     x, labels = _xy(X, y)
     leaf = _min_leaf(min_leaf, labels.size)
-    cv = check_int(cv, "cv", minimum=2)
+    cv = check_int(cv, "cv", minimum=2, maximum=labels.size, why="the number of rows")
     n_alphas = check_int(n_alphas, "n_alphas", minimum=2)
     full = _tree(leaf, random_state=seed).fit(x, labels)
     path = full.cost_complexity_pruning_path(x, labels)
