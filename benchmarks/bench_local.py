@@ -29,8 +29,9 @@ from pathlib import Path
 
 import numpy as np
 
+from locacal.curves import calibration_curve
 from locacal.curves.curve import slides_grid
-from locacal.curves.local import local_curve, local_estimate
+from locacal.curves.local import local_estimate
 
 NATIVE = [
     ("native deg 0 rect", {"degree": 0, "kernel": "rect"}),
@@ -136,7 +137,7 @@ def evaluator_table(n: int = 1_000_000, m: int = 10_000_000) -> None:
                       ("tree deg 0 rect (locfit's map)", {**rect0, "evaluation": "locfit"}),
                       ("tree deg 2 rect (locfit's map)",
                        {"degree": 2, "kernel": "rect", "evaluation": "locfit"})]:
-        curve = local_curve(s, d, None, **kw)
+        curve = calibration_curve(s, d, method="local", **kw)
         first = best_time(lambda curve=curve: curve(new), 1)
         again = best_time(lambda curve=curve: curve(new), 1)
         bound = getattr(curve.evaluator, "error_bound", None)

@@ -31,7 +31,7 @@ import pandas as pd
 from sklearn.calibration import _SigmoidCalibration
 from sklearn.isotonic import IsotonicRegression
 
-from locacal.recalibration import (
+from locacal.curves import (
     BetaCalibrator,
     IsotonicCalibrator,
     LocalRegressionCalibrator,

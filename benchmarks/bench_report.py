@@ -27,7 +27,7 @@ from sklearn.metrics import roc_auc_score
 from locacal import calibration_report
 from locacal.metrics._prepared import prepare
 from locacal.metrics.registry import METRICS
-from locacal.metrics.report import REPORT_COLUMNS, _computed
+from locacal.report.table import REPORT_COLUMNS, _computed
 
 REPEATS = 3  # best of three below n = 1e7 (the machine is shared); one run at 1e7
 

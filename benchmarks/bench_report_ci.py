@@ -23,7 +23,7 @@ import warnings
 from locacal import calibration_report
 from locacal._validation import CalibrationWarning
 from locacal.metrics.registry import evaluate
-from locacal.metrics.report import REPORT_COLUMNS
+from locacal.report.table import REPORT_COLUMNS
 from locacal.simulate import logistic_dgp
 
 

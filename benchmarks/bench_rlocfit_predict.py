@@ -28,9 +28,9 @@ import numpy as np
 
 from locacal.curves import _rsession
 from locacal.curves._local_fit import LocalParams
-from locacal.curves._local_window import sort_sample
 from locacal.curves._locfit_tree import build_tree
 from locacal.curves.rlocfit import locfit_fit
+from locacal.data.sample import sort_sample
 
 COLUMNS = ["n", "m", "queries", "native fit", "native predict", "R fit", "R predict",
            "python", "R", "R all m", "max |diff|"]

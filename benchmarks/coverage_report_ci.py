@@ -3,11 +3,11 @@
 Seeded simulation. For each distortion gamma of ``locacal.simulate.logistic_dgp`` (1:
 calibrated scores; 1.5 and 3: over-confident), ``--reps`` samples of ``--n`` rows are drawn;
 on each, the report's metrics and ``--n-boot`` bootstrap replicates
-(:func:`locacal.metrics.report_intervals.bootstrap_replicates`, the report's own resampling)
+(:func:`locacal.report.intervals.bootstrap_replicates`, the report's own resampling)
 are computed once, and three intervals are formed from the same replicates at levels 0.90
 and 0.95:
 
-* ``report``: what the report returns (:func:`~locacal.metrics.report_intervals.interval_bounds`:
+* ``report``: what the report returns (:func:`~locacal.report.intervals.interval_bounds`:
   basic interval clipped at 0 for the calibration errors, percentile for the others);
 * ``pct``: the percentile interval [q_lo, q_hi] (Efron & Tibshirani 1993, §13.3);
 * ``bc``: the bias-corrected percentile interval (BC, Efron 1987, JASA 82, acceleration 0),
@@ -45,8 +45,8 @@ from scipy.stats import norm
 
 from locacal._validation import CalibrationWarning
 from locacal.metrics.registry import evaluate
-from locacal.metrics.report import REPORT_COLUMNS
-from locacal.metrics.report_intervals import bootstrap_replicates, interval_bounds
+from locacal.report.intervals import bootstrap_replicates, interval_bounds
+from locacal.report.table import REPORT_COLUMNS
 from locacal.simulate import logistic_dgp
 
 ALL_METRICS = tuple(m for m in REPORT_COLUMNS if m not in ("n", "spiegelhalter_z"))

@@ -69,7 +69,7 @@ html_css_files = ["locacal.css"]
 autosummary_generate = True
 autosummary_ignore_module_all = False
 # the module pages list only what the top level does not already document
-autosummary_context = {"toplevel": sorted(locacal.__all__), "aliases_only": ["locacal.trees"]}
+autosummary_context = {"toplevel": sorted(locacal.__all__)}
 autodoc_default_options = {"member-order": "bysource"}
 autodoc_typehints = "none"  # the numpydoc Parameters sections give the types
 numpydoc_show_class_members = False

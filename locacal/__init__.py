@@ -47,8 +47,8 @@ _EXPORTS = {
     "qmse": "locacal.metrics.binned",
     "lcs": "locacal.metrics.local",
     "wmse": "locacal.metrics.local",
-    "calibration_report": "locacal.metrics.report",
-    "explain_report": "locacal.metrics.report",
+    "calibration_report": "locacal.report.table",
+    "explain_report": "locacal.report.table",
     "calibration_intercept_slope": "locacal.metrics.clinical",
     "calibration_errors": "locacal.metrics.clinical",
     "hosmer_lemeshow": "locacal.metrics.clinical",
@@ -61,15 +61,14 @@ _EXPORTS = {
     "split": "locacal.recalibration",
     "recalibrate": "locacal.recalibration.workflow",
     "RecalibrationResult": "locacal.recalibration.workflow",
-    "run_simulation": "locacal.studies.simulation",
+    "run_simulation": "locacal.studies.miscalibration",
     "real_data_study": "locacal.studies.real_data",
     "tree_case_study": "locacal.studies.tree_case",
     "tree_grid_study": "locacal.studies.tree_grid",
     "forest_grid_study": "locacal.studies.tree_grid",
-    "kl_divergence": "locacal.divergence",
+    "kl_divergence": "locacal.metrics.divergence",
     "simulate": "locacal.simulate",
     "studies": "locacal.studies",
-    "trees": "locacal.trees",
     "testing": "locacal.testing",
     "metrics": "locacal.metrics",
     "curves": "locacal.curves",
@@ -133,13 +132,12 @@ __all__ = [
     "testing",
     "tree_case_study",
     "tree_grid_study",
-    "trees",
     "true_mse",
     "wmse",
 ]
 
 if TYPE_CHECKING:  # for static analysers and IDEs; nothing is imported at run time
-    from locacal import curves, density, metrics, plotting, simulate, studies, testing, trees
+    from locacal import curves, density, metrics, plotting, simulate, studies, testing
     from locacal.curves import (
         BetaCalibrator,
         BinningCalibrator,
@@ -155,7 +153,6 @@ if TYPE_CHECKING:  # for static analysers and IDEs; nothing is imported at run t
         smoothing_table,
     )
     from locacal.display import ReliabilityDisplay
-    from locacal.divergence import kl_divergence
     from locacal.metrics import (
         accuracy,
         auc,
@@ -166,12 +163,10 @@ if TYPE_CHECKING:  # for static analysers and IDEs; nothing is imported at run t
         calib_mse_interval,
         calibration_errors,
         calibration_intercept_slope,
-        calibration_report,
         calibration_test,
         corp_decomposition,
         ece,
         ece_thresholded,
-        explain_report,
         hosmer_lemeshow,
         lcs,
         log_loss,
@@ -183,7 +178,9 @@ if TYPE_CHECKING:  # for static analysers and IDEs; nothing is imported at run t
         true_mse,
         wmse,
     )
+    from locacal.metrics.divergence import kl_divergence
     from locacal.recalibration import RecalibrationResult, recalibrate, split
+    from locacal.report.table import calibration_report, explain_report
     from locacal.studies import (
         forest_grid_study,
         real_data_study,

@@ -57,7 +57,6 @@ from typing import Any
 
 import numpy as np
 
-from locacal._quantile import _POSITION_SLACK
 from locacal._validation import (
     as_1d_float,
     check_bins,
@@ -71,6 +70,7 @@ from locacal.curves._bins import BinStatistics
 from locacal.curves._local_engine import local_params
 from locacal.curves._local_window import effective_count
 from locacal.curves.curve import SLIDES_GRID_SIZE, slides_grid
+from locacal.data.quantile import _POSITION_SLACK
 from locacal.density import (
     _SQRT_2PI,
     _nrd0_from_moments,
@@ -113,7 +113,7 @@ def cell_index(scores: np.ndarray) -> np.ndarray:
 
 def _order_stat_cells(mass: np.ndarray, positions: np.ndarray) -> np.ndarray:
     """Index of the cell holding each 0-based order statistic: the first cell whose
-    cumulative mass reaches position + 1 (slack as :func:`locacal._quantile.quantile_type7`
+    cumulative mass reaches position + 1 (slack as :func:`locacal.data.quantile.quantile_type7`
     allows for the rounding of the cumulative sum)."""
     cum = np.cumsum(mass)
     idx = np.searchsorted(cum, positions + 1.0 - _POSITION_SLACK * cum[-1], side="left")
@@ -400,7 +400,7 @@ class ScoreStatistics:
 
     def _row_mass(self) -> tuple[np.ndarray, float]:
         """Each cell's weight normalised so that all rows sum to their number n (the weights
-        of :func:`locacal._quantile.quantile_type7`; the counts without weights), and n."""
+        of :func:`locacal.data.quantile.quantile_type7`; the counts without weights), and n."""
         rows = float(self.count.sum())
         return self.weight * (rows / self.total_weight), rows
 
@@ -408,7 +408,7 @@ class ScoreStatistics:
         """Type-7 quartiles of the reflected sample ``c(-s, s, 2 - s)`` from the cells.
 
         Order statistic j (0-based) of the reflected sample lies in the first cell whose
-        cumulative normalised weight reaches j + 1 (as in :func:`locacal._quantile.
+        cumulative normalised weight reaches j + 1 (as in :func:`locacal.data.quantile.
         quantile_type7`); it is represented by that cell's mean score, within one cell width
         of it, and so is their interpolation.
         """

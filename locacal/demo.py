@@ -14,7 +14,7 @@ import matplotlib
 
 from locacal import simulate
 from locacal.curves import calibration_curve
-from locacal.metrics import calibration_report
+from locacal.report.table import calibration_report
 
 
 def run(out_dir: Path, n_obs: int = 20_000, seed: int = 2024) -> dict[str, Path]:

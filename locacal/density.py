@@ -24,7 +24,6 @@ from typing import Any
 
 import numpy as np
 
-from locacal._quantile import quantile_type7
 from locacal._validation import (
     check_bandwidth,
     check_points,
@@ -32,6 +31,7 @@ from locacal._validation import (
     check_weights,
     public_api,
 )
+from locacal.data.quantile import quantile_type7
 
 __all__ = ["bw_nrd0", "reflected_bandwidth", "reflected_kde", "reflected_kde_values"]
 
@@ -80,7 +80,7 @@ def bw_nrd0(x: Any, weights: Any = None) -> float:
     size (sum w)^2 / sum w^2 (the rule's n^-1/5 is a sample size, and the effective size is the
     one that governs the variance of the weighted kernel sum), sigma the unbiased weighted sd
     sqrt(sum w (x - mean)^2 / (V1 - V2 / V1)) (V1 = sum w, V2 = sum w^2), and the IQR that of
-    the weighted type-7 quantiles (:func:`locacal._quantile.quantile_type7`).
+    the weighted type-7 quantiles (:func:`locacal.data.quantile.quantile_type7`).
 
     References
     ----------

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from locacal._display import frame_html, new_axes, result_html
+from locacal._repr import frame_html, result_html
 from locacal._validation import (
     check_bins,
     check_bool,
@@ -25,6 +25,7 @@ from locacal._validation import (
     plain,
     public_api,
 )
+from locacal.plotting import new_axes
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

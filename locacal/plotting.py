@@ -8,14 +8,12 @@ overlay without recomputing.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
-
-    from locacal.curves.curve import CalibrationCurve
 
 __all__ = ["OKABE_ITO", "plot_curve", "plot_curves", "plot_metric_bars",
            "plot_score_histogram", "reliability_diagram"]
@@ -28,15 +26,35 @@ OKABE_ITO = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "
              "#F0E442")
 
 
+class Curve(Protocol):
+    """What the drawing reads from a curve: a
+    :class:`~locacal.curves.curve.CalibrationCurve` is one (typed here, so that this module,
+    which the curves import, imports nothing of theirs)."""
+
+    @property
+    def grid(self) -> np.ndarray: ...
+    @property
+    def estimate(self) -> np.ndarray: ...
+    @property
+    def lower(self) -> np.ndarray: ...
+    @property
+    def upper(self) -> np.ndarray: ...
+    @property
+    def method(self) -> str: ...
+
+
 def palette(i: int) -> str:
     """The ``i``-th colour of :data:`OKABE_ITO` (cycling)."""
     return OKABE_ITO[i % len(OKABE_ITO)]
 
 
-def _axes(ax: Axes | None) -> Axes:
-    from locacal._display import new_axes
+def new_axes(ax: Axes | None, figsize: tuple[float, float] = (5.0, 5.0)) -> Axes:
+    """``ax`` itself, or the Axes of a new pyplot figure of ``figsize``."""
+    if ax is not None:
+        return ax
+    import matplotlib.pyplot as plt
 
-    return new_axes(ax)
+    return plt.subplots(figsize=figsize)[1]
 
 
 def _diagonal(ax: Axes) -> None:
@@ -51,14 +69,14 @@ def _diagonal(ax: Axes) -> None:
     ax.set_ylabel("$\\hat{g}$: observed frequency")
 
 
-def plot_curve(curve: CalibrationCurve, ax: Axes | None = None, *, band: bool = True,
+def plot_curve(curve: Curve, ax: Axes | None = None, *, band: bool = True,
                diagonal: bool = True, label: str | None = None, **line_kwargs: Any) -> Axes:
     """Draw one calibration curve, its 95 % band and the diagonal.
 
     Binning curves are drawn as points joined by lines (the thesis's reliability diagram);
     smooth curves as lines. Extra keyword arguments go to ``Axes.plot``.
     """
-    ax = _axes(ax)
+    ax = new_axes(ax)
     if diagonal and not any(line.get_label() == "_diagonal" for line in ax.get_lines()):
         _diagonal(ax)
     if label is None:
@@ -72,10 +90,10 @@ def plot_curve(curve: CalibrationCurve, ax: Axes | None = None, *, band: bool = 
     return ax
 
 
-def plot_curves(curves: Mapping[str, CalibrationCurve], ax: Axes | None = None, *,
+def plot_curves(curves: Mapping[str, Curve], ax: Axes | None = None, *,
                 band: bool = False) -> Axes:
     """Overlay several named curves (e.g. smoothing choices) on one diagonal."""
-    ax = _axes(ax)
+    ax = new_axes(ax)
     for i, (name, curve) in enumerate(curves.items()):
         plot_curve(curve, ax=ax, band=band, label=name, color=palette(i))
     return ax
@@ -86,7 +104,7 @@ def plot_metric_bars(table: Any, metric: str, ax: Axes | None = None) -> Axes:
     model, one bar (an Okabe-Ito colour) per method. Returns the Axes."""
     import pandas as pd
 
-    ax = _axes(ax)
+    ax = new_axes(ax)
     wide = pd.Series(table[metric]).unstack("method")
     width = 0.8 / max(wide.shape[1], 1)
     x = np.arange(wide.shape[0])
@@ -107,7 +125,7 @@ def plot_score_histogram(scores: Any, labels: Any, ax: Axes | None = None, *,
 
     s, y, _ = check_scores_labels(scores, labels, warn_one_class=False)
     bins = check_bins(bins, s.size, default=50)
-    ax = _axes(ax)
+    ax = new_axes(ax)
     edges = np.linspace(0, 1, bins + 1)
     ax.hist(s[y == 1], bins=edges, color="#E69F00", alpha=0.6, label="d = 1")
     ax.hist(s[y == 0], bins=edges, color="#CC79A7", alpha=0.6, label="d = 0")
@@ -118,7 +136,7 @@ def plot_score_histogram(scores: Any, labels: Any, ax: Axes | None = None, *,
     return ax
 
 
-def reliability_diagram(curve: CalibrationCurve, scores: Any, labels: Any, *,
+def reliability_diagram(curve: Curve, scores: Any, labels: Any, *,
                         title: str | None = None) -> tuple[Axes, Axes]:
     """A two-panel figure: the curve over the diagonal, and the score histogram by class.
 

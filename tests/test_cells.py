@@ -25,10 +25,10 @@ from locacal._cells import (
 from locacal._sufficient import ScoreStatistics
 from locacal.curves._local_engine import estimate_sorted, local_params
 from locacal.curves._local_fit import fit_points
-from locacal.curves._local_window import sort_sample
 from locacal.curves.curve import slides_grid
 from locacal.curves.local import DEFAULT_LOCAL, SLIDES_LOCAL
-from locacal.metrics.report import REPORT_COLUMNS
+from locacal.data.sample import sort_sample
+from locacal.report.table import REPORT_COLUMNS
 from locacal.simulate import logistic_dgp
 
 

@@ -16,7 +16,7 @@ import pytest
 
 from locacal.cli import METRICS_CSV_COLUMNS, OUTPUT_FILES, main
 from locacal.metrics.registry import METRICS
-from locacal.metrics.report import REPORT_COLUMNS
+from locacal.report.table import REPORT_COLUMNS
 
 ROOT = Path(__file__).resolve().parents[1]
 #: The report's metrics on the command line (no true probabilities there: no true MSE).
@@ -292,12 +292,12 @@ def test_a_previous_report_is_replaced_but_other_files_are_kept(data, tmp_path, 
 
 def test_a_failure_after_the_checks_leaves_no_folder(data, tmp_path, monkeypatch):
     path, _ = data
-    import locacal._report_html
+    import locacal.report.page
 
     def broken(**kwargs):
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(locacal._report_html, "render_report", broken)
+    monkeypatch.setattr(locacal.report.page, "render_report", broken)
     out = tmp_path / "out"
     with pytest.raises(RuntimeError, match="disk on fire"):
         _run("report", path, "--score", "good", "--label", "y", "--n-boot", "0", "--quiet",
@@ -318,10 +318,10 @@ def test_progress_bar_on_stderr_unless_quiet(data, tmp_path, capsys):
 
 def test_the_bootstrap_shows_its_bar_on_stderr_unless_quiet(data, tmp_path, capsys,
                                                              monkeypatch):
-    import locacal.metrics.report
+    import locacal.report.table
 
     path, _ = data
-    monkeypatch.setattr(locacal.metrics.report, "_PROGRESS_CELLS", 0)  # any size is long
+    monkeypatch.setattr(locacal.report.table, "_PROGRESS_CELLS", 0)  # any size is long
     args = ["report", path, "--score", "good", "--label", "y", "--n-boot", "3", "--seed", "0"]
     assert _run(*args, "--out", tmp_path / "a") == 0
     captured = capsys.readouterr()

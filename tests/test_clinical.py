@@ -34,7 +34,7 @@ from locacal.metrics import (
     hosmer_lemeshow,
     spiegelhalter_z,
 )
-from locacal.metrics._clowess import r_lowess_fit
+from locacal.metrics._r_lowess import r_lowess_fit
 from locacal.simulate import logistic_dgp
 from tests.rhelpers import run_r
 
@@ -200,7 +200,7 @@ def test_calibration_errors_other_curves_and_perfect_fit():
     for smoother in ("lowess", "loess"):
         out = calibration_errors(s, (lin > 0.4).astype(float), smoother=smoother)
         assert out["emax"] >= out["e90"] >= out["e50"]
-    from locacal.metrics._clowess import r_lowess_fit as fit
+    from locacal.metrics._r_lowess import r_lowess_fit as fit
     np.testing.assert_allclose(fit(s, lin), lin, atol=1e-12)
 
 

@@ -26,14 +26,14 @@ from matplotlib.collections import PolyCollection
 import locacal
 from locacal import simulate
 from locacal.metrics.registry import METRICS
-from locacal.metrics.report import (
+from locacal.plotting import OKABE_ITO
+from locacal.recalibration import split
+from locacal.report.table import (
     CI_COLUMNS,
     CLINICAL_COLUMNS,
     EXPLAIN_COLUMNS,
     REPORT_COLUMNS,
 )
-from locacal.plotting import OKABE_ITO
-from locacal.recalibration import split
 from locacal.studies.real_data import RealDataStudy
 
 pytestmark = pytest.mark.filterwarnings("ignore::locacal.CalibrationWarning")

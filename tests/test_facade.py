@@ -7,7 +7,7 @@ import types
 import locacal
 
 #: Public names that are modules (the rest are functions, classes or constants).
-MODULES = {"curves", "density", "metrics", "plotting", "simulate", "studies", "testing", "trees"}
+MODULES = {"curves", "density", "metrics", "plotting", "simulate", "studies", "testing"}
 
 
 def test_every_public_name_is_a_module_only_when_documented_as_one():

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from locacal.divergence import kl_divergence
+from locacal.metrics.divergence import kl_divergence
 
 unit_floats = st.floats(min_value=0.0, max_value=1.0, allow_nan=False)
 samples = st.lists(unit_floats, min_size=1, max_size=60)

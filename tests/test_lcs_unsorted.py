@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 import locacal
 from locacal.curves._local_engine import estimate_sorted, local_params
-from locacal.curves._local_window import sort_sample
+from locacal.data.sample import sort_sample
 from locacal.metrics._lcs_unsorted import _Cells, lcs_unsorted, nearest_means
 from locacal.metrics.local import lcs_from_sorted
 

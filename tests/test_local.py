@@ -14,16 +14,13 @@ from hypothesis import strategies as st
 
 import locacal
 from locacal._validation import CalibrationWarning
+from locacal.curves import calibration_curve
 from locacal.curves._local_fit import LocalParams, fit_points
 from locacal.curves._local_solve import jacobi_eigen
-from locacal.curves._local_window import (
-    kernel_weights,
-    nn_distance,
-    sort_sample,
-    window_bounds,
-)
+from locacal.curves._local_window import kernel_weights, nn_distance, window_bounds
 from locacal.curves.curve import slides_grid
-from locacal.curves.local import local_curve, local_estimate
+from locacal.curves.local import local_estimate
+from locacal.data.sample import sort_sample
 
 KERNELS = ("rect", "tricube", "gauss", "epan")
 
@@ -56,7 +53,7 @@ def _quiet(fn, *args, **kwargs):
 def test_bad_parameters_name_the_argument(kwargs, name):
     s, d = _data(50)
     with pytest.raises(ValueError, match=name):
-        local_curve(s, d, None, **kwargs)
+        calibration_curve(s, d, method="local", **kwargs)
 
 
 # ----------------------------------------------------------------- neighbourhoods
@@ -204,23 +201,24 @@ def test_constant_labels_give_a_constant_curve():
         d = np.full(s.size, value)
         for degree in (0, 1, 2):
             for kernel in KERNELS:
-                c = local_curve(s, d, None, degree=degree, kernel=kernel, clip=False)
+                c = calibration_curve(s, d, method="local", degree=degree, kernel=kernel,
+                                      clip=False)
                 np.testing.assert_allclose(c.estimate, value, atol=1e-12)
 
 
 def test_scores_at_zero_and_one_and_constant_scores():
     s, d = _data(200, seed=8)
     s[:30], s[30:50] = 0.0, 1.0
-    c = local_curve(s, d, None, degree=2)
+    c = calibration_curve(s, d, method="local", degree=2)
     assert np.isfinite(c.estimate).all() and c.grid[0] == 0.0 and c.grid[-1] == 1.0
-    const = local_curve(np.full(20, 0.37), d[:20], None, degree=2)
+    const = calibration_curve(np.full(20, 0.37), d[:20], method="local", degree=2)
     np.testing.assert_allclose(const.grid, [0.37])
     assert const.estimate[0] == pytest.approx(d[:20].mean())
 
 
 def test_tiny_sample_warns_and_stays_defined():
     with pytest.warns(CalibrationWarning) as record:
-        c = local_curve(np.array([0.3, 0.6]), np.array([0.0, 1.0]), None)
+        c = calibration_curve(np.array([0.3, 0.6]), np.array([0.0, 1.0]), method="local")
     assert any("n * nn" in str(r.message) for r in record)
     assert c.estimate[0] == 0.0 and c.estimate[-1] == 1.0  # k raised to 1: nearest score
 
@@ -229,8 +227,8 @@ def test_empty_window_gives_nan_and_warns():
     s = np.array([0.1, 0.12, 0.9])
     d = np.array([0.0, 1.0, 1.0])
     with pytest.warns(CalibrationWarning, match="no observation"):
-        c = local_curve(s, d, None, degree=0, kernel="rect", nn=None, h=0.05,
-                        grid=np.array([0.1, 0.5, 0.9]))
+        c = calibration_curve(s, d, method="local", degree=0, kernel="rect", nn=None, h=0.05,
+                              grid=np.array([0.1, 0.5, 0.9]))
     assert np.isnan(c.estimate[1]) and c.estimate[0] == 0.5
 
 
@@ -256,7 +254,8 @@ def test_defaults_are_local_linear_tricube_and_the_lcs_keeps_the_slides():
 @pytest.mark.parametrize("evaluation", ["exact", "locfit"])
 def test_curve_fields(evaluation):
     s, d = _data(1000, seed=9)
-    c = local_curve(s, d, None, degree=1, kernel="tricube", evaluation=evaluation)
+    c = calibration_curve(s, d, method="local", degree=1, kernel="tricube",
+                          evaluation=evaluation)
     assert c.method == "local"
     assert dict(c.params) == {"degree": 1, "nn": 0.15, "h": None, "kernel": "tricube",
                               "evaluation": evaluation}
@@ -288,8 +287,8 @@ def test_weighted_band_uses_squared_weights():
 def test_clip():
     s = np.array([0.0] * 5 + [0.1] * 5 + [0.2] * 5)
     d = np.array([1.0] * 5 + [0.0] * 5 + [0.0] * 5)
-    raw = local_curve(s, d, None, degree=2, kernel="rect", nn=0.5, clip=False)
-    clipped = local_curve(s, d, None, degree=2, kernel="rect", nn=0.5)
+    raw = calibration_curve(s, d, method="local", degree=2, kernel="rect", nn=0.5, clip=False)
+    clipped = calibration_curve(s, d, method="local", degree=2, kernel="rect", nn=0.5)
     assert raw.estimate.min() < 0 or raw.estimate.max() > 1
     np.testing.assert_array_equal(clipped.estimate, np.clip(raw.estimate, 0, 1))
 
@@ -303,7 +302,7 @@ def test_clip():
 def test_curve_called_on_new_scores_is_the_exact_fit(weighted, degree, kernel):
     s, d = _data(3000, seed=13)
     w = np.random.default_rng(14).exponential(size=s.size) if weighted else None
-    c = local_curve(s, d, w, degree=degree, kernel=kernel)
+    c = calibration_curve(s, d, method="local", weights=w, degree=degree, kernel=kernel)
     x = np.concatenate([np.random.default_rng(15).uniform(size=1000), s[:200], [0.0, 1.0]])
     exact = np.clip(local_estimate(s, d, w, x, degree=degree, kernel=kernel), 0, 1)
     np.testing.assert_allclose(c(x), exact, rtol=0, atol=1e-9)
@@ -311,7 +310,7 @@ def test_curve_called_on_new_scores_is_the_exact_fit(weighted, degree, kernel):
 
 def test_evaluator_of_tree_is_the_tree():
     s, d = _data(2000, seed=18)
-    c = local_curve(s, d, None, degree=2, kernel="rect", evaluation="locfit")
+    c = calibration_curve(s, d, method="local", degree=2, kernel="rect", evaluation="locfit")
     x = np.random.default_rng(19).uniform(size=3000)
     raw = local_estimate(s, d, None, x, degree=2, evaluation="locfit")
     np.testing.assert_array_equal(c(x), np.clip(raw, 0, 1))

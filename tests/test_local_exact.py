@@ -27,7 +27,7 @@ from hypothesis import strategies as st
 
 from locacal.curves._local_exact import ExactLocalMap
 from locacal.curves._local_fit import LocalParams, fit_points
-from locacal.curves._local_window import sort_sample
+from locacal.data.sample import sort_sample
 
 KERNELS = ("rect", "tricube", "epan")
 NN = (0.05, 0.15, 0.5, 1.0)

@@ -19,7 +19,7 @@ import pytest
 
 from locacal.curves._local_exact import ExactLocalMap
 from locacal.curves._local_fit import LocalParams
-from locacal.curves._local_window import sort_sample
+from locacal.data.sample import sort_sample
 from tests.rhelpers import run_r
 from tests.test_local_parity_r import NN, R_EXACT, R_KERNELS, _r_args, _undefined_in_r
 

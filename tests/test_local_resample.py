@@ -10,7 +10,7 @@ from sklearn.base import clone
 import locacal
 from locacal.curves._local_fit import LocalParams, fit_points
 from locacal.curves._local_resample import resample_counts, resampled_fits
-from locacal.curves._local_window import sort_sample
+from locacal.data.sample import sort_sample
 from locacal.simulate import logistic_dgp
 
 # (degree, kernel, nn, h): spans, a fixed bandwidth (empty windows: NaN), both, h = 0
@@ -62,7 +62,7 @@ def test_local_band_draws_are_those_of_refitted_clones_in_distribution(kind):
     # two bands' quantiles agree to Monte Carlo error. With 300 roughly normal draws the
     # 2.5 % quantile has s.e. 0.16 sd, a difference of two 0.22 sd; the bound, half of the
     # 50-97.5 % half-width (~1 sd), is 4.5 s.e.
-    from locacal.curves.bands import _refitted_draws
+    from locacal.curves._base import _refitted_draws
 
     df = logistic_dgp(400, gamma=2.0, seed=8)
     model = locacal.LocalRegressionCalibrator().fit(df.score, df.label)

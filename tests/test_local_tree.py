@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from locacal._validation import CalibrationWarning
+from locacal.curves import calibration_curve
 from locacal.curves._local_fit import LocalParams
-from locacal.curves._local_window import sort_sample
 from locacal.curves._locfit_tree import (
     build_tree,
     locfit_tree_would_crash,
@@ -22,7 +22,7 @@ from locacal.curves._locfit_tree import (
     vertex_budget,
 )
 from locacal.curves.curve import slides_grid
-from locacal.curves.local import local_curve
+from locacal.data.sample import sort_sample
 from tests.rhelpers import run_r
 from tests.rreference import r_reference
 
@@ -116,7 +116,7 @@ def test_native_tree_is_finite_where_r_crashes():
 def test_curve_warns_where_r_would_crash(degree):
     s, d = _tied_at_half(300)
     with pytest.warns(CalibrationWarning, match="forever"):
-        curve = local_curve(s, d, None, degree=degree, evaluation="locfit")
+        curve = calibration_curve(s, d, method="local", degree=degree, evaluation="locfit")
     assert np.isfinite(curve.estimate).all()
 
 

@@ -8,7 +8,6 @@ import pytest
 
 import locacal
 from locacal.curves._local_fit import LocalParams
-from locacal.curves._local_window import sort_sample
 from locacal.curves._locfit_tree import (
     TREE_VERTEX_FLOOR,
     build_tree,
@@ -16,6 +15,7 @@ from locacal.curves._locfit_tree import (
     tree_vertex_cap,
     vertex_budget,
 )
+from locacal.data.sample import sort_sample
 
 
 def _data(n: int = 2000, seed: int = 0):

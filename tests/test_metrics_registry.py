@@ -1,7 +1,7 @@
 """The metric registry: one validated, sorted sample shared by every metric.
 
 The shared bins are checked against the independent implementation of
-:func:`locacal.curves.binning.bin_statistics` (bincount over unsorted rows), the Mann-Whitney
+:func:`locacal.curves._bins.bin_statistics` (bincount over unsorted rows), the Mann-Whitney
 AUC against scikit-learn, and every registry entry against its public function.
 """
 
@@ -17,11 +17,11 @@ from sklearn.metrics import roc_auc_score
 import locacal
 from locacal import metrics
 from locacal._validation import check_weights
-from locacal.curves.binning import bin_statistics
+from locacal.curves._bins import bin_statistics
 from locacal.metrics._prepared import prepare
 from locacal.metrics.registry import METRICS, NEEDS, evaluate
-from locacal.metrics.report import REPORT_COLUMNS
 from locacal.recalibration.workflow import METRIC_COLUMNS
+from locacal.report.table import REPORT_COLUMNS
 
 
 def _sample(seed: int, n: int, ties: bool, weighted: bool):

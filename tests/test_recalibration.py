@@ -16,13 +16,13 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer
 
 from locacal._validation import CalibrationWarning
-from locacal.curves.curve import CalibrationCurve
-from locacal.recalibration import (
+from locacal.curves import (
     BetaCalibrator,
     IsotonicCalibrator,
     LocalRegressionCalibrator,
     PlattCalibrator,
 )
+from locacal.curves.curve import CalibrationCurve
 
 PARAMETRIC = [PlattCalibrator(), PlattCalibrator(logit=True), BetaCalibrator(),
               BetaCalibrator(parameters="ab"), BetaCalibrator(parameters="am")]
@@ -52,7 +52,7 @@ def test_not_fitted_error_before_fit(est):
     with pytest.raises(NotFittedError):
         est.predict([0.5])
     with pytest.raises(NotFittedError):
-        est.curve_  # noqa: B018
+        est.curve(np.linspace(0, 1, 201))
 
 
 @pytest.mark.parametrize("est", ALL, ids=IDS)
@@ -91,7 +91,10 @@ def test_column_input_pipeline_and_transform_shape(est):
 def test_curve_is_the_map(est):
     s, y = _data()
     fitted = clone(est).fit(s, y)
-    curve = fitted.curve_
+    grid = np.linspace(0, 1, 201)
+    if isinstance(est, IsotonicCalibrator):  # with its vertical steps, as a plot draws them
+        grid = fitted._with_steps(grid)
+    curve = fitted.curve(grid)
     assert isinstance(curve, CalibrationCurve)
     assert curve.grid[0] == 0.0 and curve.grid[-1] == 1.0
     t = np.array([0.0, 0.123, 0.5, 1.0])
@@ -263,7 +266,7 @@ def test_isotonic_closed_form_and_r_step_semantics():
 
 def test_isotonic_curve_counts_are_block_weights():
     iso = IsotonicCalibrator().fit([0.1, 0.3, 0.3, 0.5, 0.7, 0.7, 0.9], [0, 1, 0, 1, 1, 1, 0])
-    curve = iso.curve_
+    curve = iso.curve(iso._with_steps(np.linspace(0, 1, 201)))
     frame = curve.to_frame().set_index("score")
     assert frame.loc[0.0, "count"] == 1 and frame.loc[0.2, "count"] == 2
     assert frame.loc[1.0, "count"] == 4

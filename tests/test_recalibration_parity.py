@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from sklearn.linear_model import LogisticRegression
 
-from locacal.recalibration import BetaCalibrator, IsotonicCalibrator, PlattCalibrator
+from locacal.curves import BetaCalibrator, IsotonicCalibrator, PlattCalibrator
 from tests.rreference import r_reference
 
 

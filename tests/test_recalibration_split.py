@@ -1,12 +1,16 @@
 """split(): train / calibration / test partitions."""
 
+import inspect
+
 import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from locacal import studies
 from locacal.recalibration import split
+from locacal.recalibration.split import SLIDES_PROPORTIONS, TREE_PROPORTIONS
 
 
 def test_study_sizes_and_partition():
@@ -90,3 +94,12 @@ def test_partition_property(n, seed, weights):
     np.testing.assert_array_equal(np.sort(np.concatenate(parts)), np.arange(n))
     assert len(parts[1]) == np.floor(p[1] * n + 0.5)
     assert len(parts[2]) == np.floor(p[2] * n + 0.5)
+
+
+def test_split_fractions_are_defined_once():
+    assert sum(SLIDES_PROPORTIONS) == 1 and sum(TREE_PROPORTIONS) == 1
+    assert inspect.signature(split).parameters["proportions"].default is SLIDES_PROPORTIONS
+    for func in (studies.tree_data, studies.tree_case_study):
+        assert inspect.signature(func).parameters["proportions"].default is TREE_PROPORTIONS
+    slides = studies.slides_recalibration_study
+    assert inspect.signature(slides).parameters["proportions"].default is SLIDES_PROPORTIONS

@@ -9,7 +9,7 @@ import warnings
 
 import pytest
 
-from locacal.recalibration.study import (
+from locacal.studies.recalibration import (
     calibrated_scores_study,
     slides_recalibration_study,
     study_summary,

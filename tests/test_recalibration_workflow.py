@@ -6,15 +6,13 @@ import pandas as pd
 import pytest
 
 from locacal import metrics, simulate
-from locacal.recalibration import (
+from locacal.curves import (
     BetaCalibrator,
     IsotonicCalibrator,
     LocalRegressionCalibrator,
     PlattCalibrator,
-    RecalibrationResult,
-    recalibrate,
-    split,
 )
+from locacal.recalibration import RecalibrationResult, recalibrate, split
 
 matplotlib.use("Agg")
 

@@ -6,8 +6,7 @@ import pandas as pd
 import pytest
 
 from locacal import CalibrationWarning, calibration_report, metrics
-from locacal.metrics.report import CI_COLUMNS, CLINICAL_COLUMNS, REPORT_COLUMNS
-from locacal.metrics.report_intervals import (
+from locacal.report.intervals import (
     BASIC_METRICS,
     NULL_METRICS,
     bootstrap_intervals,
@@ -15,6 +14,7 @@ from locacal.metrics.report_intervals import (
     interval_bounds,
     null_means,
 )
+from locacal.report.table import CI_COLUMNS, CLINICAL_COLUMNS, REPORT_COLUMNS
 from locacal.simulate import logistic_dgp
 
 #: Metrics that are smooth means of the rows: their percentile interval contains the plug-in

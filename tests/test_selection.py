@@ -14,14 +14,10 @@ from locacal.curves._local_exact import ExactLocalMap
 from locacal.curves._local_fit import LocalParams
 from locacal.curves._local_influence import block_cache, fit_at_data
 from locacal.curves._local_solve import newton_step
-from locacal.curves._local_window import (
-    effective_count,
-    fixed_or_nn_bandwidth,
-    sort_sample,
-    window_bounds,
-)
+from locacal.curves._local_window import effective_count, fixed_or_nn_bandwidth, window_bounds
 from locacal.curves.local import local_estimate
 from locacal.curves.selection import default_nn_grid
+from locacal.data.sample import sort_sample
 from tests.rreference import r_reference
 
 matplotlib.use("Agg")

@@ -11,11 +11,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import locacal
-from locacal._quantile import quantile_type7
 from locacal._sufficient import CELLS, EDGES, ScoreStatistics, cell_index
 from locacal.curves._local_engine import estimate_sorted, local_params
-from locacal.curves._local_window import sort_sample
 from locacal.curves.curve import slides_grid
+from locacal.data.quantile import quantile_type7
+from locacal.data.sample import sort_sample
 from locacal.density import _reflected_quartiles, reflected_kde_values
 from locacal.simulate import logistic_dgp
 

@@ -10,19 +10,19 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from locacal import trees
-from locacal.trees import _n_leaves, _pruned_leaves, _pruned_predict, _tree
+from locacal import studies
+from locacal.studies.tree_models import _n_leaves, _pruned_leaves, _pruned_predict, _tree
 from tests.rreference import r_reference
 
 
 @pytest.fixture(scope="module")
 def data():
-    return trees.tree_data(seed=2024)
+    return studies.tree_data(seed=2024)
 
 
 @pytest.fixture(scope="module")
 def small():
-    return trees.tree_data(20_000, seed=5)
+    return studies.tree_data(20_000, seed=5)
 
 
 def xy(frame):
@@ -45,7 +45,7 @@ fit <- rpart(d ~ x1 + x2, data = data.frame(d = d, x1 = x1, x2 = x2),
                                      xval = 0))
 out <- list(leaves = sum(fit$frame$var == "<leaf>"),
             pred = predict(fit, newdata = data.frame(x1 = t1, x2 = t2)))
-""", lambda: _rpart_inputs(trees.tree_data(seed=2024)), stable=("x1", "x2", "t1", "t2"))
+""", lambda: _rpart_inputs(studies.tree_data(seed=2024)), stable=("x1", "x2", "t1", "t2"))
 
 
 def test_tree_data_split_sizes_and_columns(data):
@@ -53,7 +53,7 @@ def test_tree_data_split_sizes_and_columns(data):
         "train": 100_000, "calibration": 50_000, "test": 50_000}
     for frame in data.values():
         assert list(frame.columns) == ["x1", "x2", "eta", "true_p", "label"]
-    again = trees.tree_data(seed=2024)
+    again = studies.tree_data(seed=2024)
     pd.testing.assert_frame_equal(data["test"], again["test"])
 
 
@@ -64,21 +64,21 @@ def test_rpart_tree_is_rs_rpart_tree():
     x = np.column_stack([arrays["x1"], arrays["x2"]])
     xt = np.column_stack([arrays["t1"], arrays["t2"]])
     d = arrays["d"]
-    tree = trees.rpart_tree(x, d)
+    tree = studies.rpart_tree(x, d)
     assert tree.get_n_leaves() == int(out["leaves"][0]) == 6
     np.testing.assert_allclose(tree.predict(xt), out["pred"], rtol=0, atol=1e-12)
 
 
 def test_rpart_tree_defaults(data):
     x, d = xy(data["train"])
-    tree = trees.rpart_tree(x, d)
+    tree = studies.rpart_tree(x, d)
     assert tree.min_samples_leaf == 10 and tree.min_samples_split == 30
     assert tree.ccp_alpha == pytest.approx(0.01 * d.var())
     # leaf scores are the mean labels of the training rows in the leaf (slides eq. 11)
     leaf = tree.apply(x)
     for node in np.unique(leaf):
         assert tree.tree_.value[node, 0, 0] == pytest.approx(d[leaf == node].mean())
-    assert trees.rpart_tree(x, d, cp=0.1).get_n_leaves() == 2
+    assert studies.rpart_tree(x, d, cp=0.1).get_n_leaves() == 2
 
 
 def test_pruning_all_alphas_at_once_equals_scikit_learn_refits(small):
@@ -100,25 +100,25 @@ def test_pruning_all_alphas_at_once_equals_scikit_learn_refits(small):
 
 def test_cv_pruning_path(small):
     x, d = xy(small["train"])
-    table = trees.cv_pruning_path(x, d, n_alphas=20, seed=1)
+    table = studies.cv_pruning_path(x, d, n_alphas=20, seed=1)
     assert list(table.columns) == ["ccp_alpha", "cp", "n_leaves", "cv_mse", "cv_se"]
     assert table["ccp_alpha"].is_monotonic_decreasing and table["ccp_alpha"].iloc[-1] == 0
     assert table["n_leaves"].is_monotonic_increasing
     np.testing.assert_allclose(table["cp"], table["ccp_alpha"] / d.var())
     assert (table["cv_se"] > 0).all()
-    tree = trees.cv_pruned_tree(x, d, n_alphas=20, seed=1)
+    tree = studies.cv_pruned_tree(x, d, n_alphas=20, seed=1)
     best = table.loc[table["cv_mse"].idxmin()]
     assert tree.ccp_alpha == best["ccp_alpha"]
     assert tree.get_n_leaves() == best["n_leaves"]
-    pd.testing.assert_frame_equal(table, trees.cv_pruning_path(x, d, n_alphas=20, seed=1))
+    pd.testing.assert_frame_equal(table, studies.cv_pruning_path(x, d, n_alphas=20, seed=1))
 
 
 def test_cv_pruned_tree_beats_the_rpart_default_on_the_slides_data(data):
     x, d = xy(data["train"])
     test = data["test"]
     xt, p = test[["x1", "x2"]].to_numpy(), test["true_p"].to_numpy()
-    rpart_mse = np.mean((trees.rpart_tree(x, d).predict(xt) - p) ** 2)
-    cv_tree = trees.cv_pruned_tree(x, d, seed=0)
+    rpart_mse = np.mean((studies.rpart_tree(x, d).predict(xt) - p) ** 2)
+    cv_tree = studies.cv_pruned_tree(x, d, seed=0)
     cv_mse = np.mean((cv_tree.predict(xt) - p) ** 2)
     # measured: 6 leaves, MSE 0.0119 against 63 leaves, MSE 0.0016
     assert 30 <= cv_tree.get_n_leaves() <= 150
@@ -135,16 +135,16 @@ def test_cv_pruned_tree_beats_the_rpart_default_on_the_slides_data(data):
 def test_rpart_tree_validates(small, kwargs, error, match):
     x, d = xy(small["train"])
     with pytest.raises(error, match=match):
-        trees.rpart_tree(x, d, **kwargs)
+        studies.rpart_tree(x, d, **kwargs)
 
 
 def test_inputs_are_validated(small):
     x, d = xy(small["train"])
     with pytest.raises(ValueError, match="X must be 2-D"):
-        trees.rpart_tree(x[:, 0], d)
+        studies.rpart_tree(x[:, 0], d)
     with pytest.raises(ValueError, match="y must be 0/1"):
-        trees.rpart_tree(x, d + 0.5)
+        studies.rpart_tree(x, d + 0.5)
     with pytest.raises(ValueError, match="y has length"):
-        trees.cv_pruned_tree(x, d[:-1])
+        studies.cv_pruned_tree(x, d[:-1])
     with pytest.raises(ValueError, match="cv must be >= 2"):
-        trees.cv_pruning_path(x, d, cv=1)
+        studies.cv_pruning_path(x, d, cv=1)

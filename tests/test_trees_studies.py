@@ -6,22 +6,23 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from locacal import trees
+from locacal import studies
+from locacal.studies.tree_models import SPLITS
 
 
 @pytest.fixture(scope="module")
-def case() -> trees.TreeCaseStudy:
-    return trees.tree_case_study(seed=2024)
+def case() -> studies.TreeCaseStudy:
+    return studies.tree_case_study(seed=2024)
 
 
 @pytest.fixture(scope="module")
 def small_data():
-    return trees.tree_data(20_000, seed=3)
+    return studies.tree_data(20_000, seed=3)
 
 
 @pytest.fixture(scope="module")
-def grid(small_data) -> trees.GridStudy:
-    return trees.tree_grid_study(data=small_data, min_leaves=(20, 200),
+def grid(small_data) -> studies.GridStudy:
+    return studies.tree_grid_study(data=small_data, min_leaves=(20, 200),
                                  cps=(0.1, 0.01, 0.001, 1e-4, 0.0), n_jobs=1, progress=False)
 
 
@@ -88,14 +89,14 @@ def test_grid_spans_two_leaves_to_the_full_tree(grid, small_data):
     # each grid tree is the tree rpart_tree fits with the same settings
     x, d = small_data["train"][["x1", "x2"]].to_numpy(), small_data["train"]["label"].to_numpy()
     for leaf, cp in ((20, 0.001), (200, 1e-4)):
-        tree = trees.rpart_tree(x, d, cp=cp, min_leaf=leaf, random_state=2024)
+        tree = studies.rpart_tree(x, d, cp=cp, min_leaf=leaf, random_state=2024)
         got = m[(m["min_leaf"] == leaf) & (m["cp"] == cp)]["n_leaves"].iloc[0]
         assert got == tree.get_n_leaves()
 
 
 def test_best_tree_minimises_kl_on_the_calibration_split(grid):
     best = grid.best()
-    assert list(best["split"]) == list(trees.SPLITS)
+    assert list(best["split"]) == list(SPLITS)
     cal = grid.metrics[grid.metrics["split"] == "calibration"]
     assert best.loc[best["split"] == "calibration", "kl"].iloc[0] == cal["kl"].min()
     # neither the two-leaf tree nor the unpruned one is the closest in distribution
@@ -107,18 +108,18 @@ def test_best_tree_minimises_kl_on_the_calibration_split(grid):
 def test_histograms_count_every_score(grid, small_data):
     h = grid.histograms
     totals = h.groupby(["model", "split"])["count"].sum()
-    for split in trees.SPLITS:
+    for split in SPLITS:
         assert (totals.xs(split, level="split") == len(small_data[split])).all()
 
 
 def test_grid_does_not_depend_on_the_number_of_workers(small_data, grid):
-    two = trees.tree_grid_study(data=small_data, min_leaves=(20, 200),
+    two = studies.tree_grid_study(data=small_data, min_leaves=(20, 200),
                                 cps=(0.1, 0.01, 0.001, 1e-4, 0.0), n_jobs=2, progress=False)
     pd.testing.assert_frame_equal(grid.metrics, two.metrics)
 
 
 def test_forest_grid(small_data):
-    study = trees.forest_grid_study(data=small_data, n_estimators=(5, 2), min_leaves=(50,),
+    study = studies.forest_grid_study(data=small_data, n_estimators=(5, 2), min_leaves=(50,),
                                     max_features=(1, 2), n_jobs=1, progress=False)
     m = study.metrics
     assert list(m.columns[:6]) == ["model", "n_estimators", "min_leaf", "max_features",
@@ -139,30 +140,30 @@ def test_figures(grid):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    axes = trees.plot_score_distributions(grid, min_leaf=200)
+    axes = studies.plot_score_distributions(grid, min_leaf=200)
     assert len(axes) == 4
     assert "Smallest KL" in axes[2].get_title()
-    axes2 = trees.plot_metrics_vs_leaves(grid, metrics=("true_mse", "kl"))
+    axes2 = studies.plot_metrics_vs_leaves(grid, metrics=("true_mse", "kl"))
     assert len(axes2) == 2
     assert axes2[0].get_xscale() == "log"
     # default: the minimum leaf size closest to 1/1,000 of the 10,000 training rows
-    default = trees.plot_score_distributions(grid)
+    default = studies.plot_score_distributions(grid)
     assert "min_leaf=20" in default[1].get_title()
     with pytest.raises(ValueError, match="no model with min_leaf=7"):
-        trees.plot_score_distributions(grid, min_leaf=7)
+        studies.plot_score_distributions(grid, min_leaf=7)
     with pytest.raises(ValueError, match="unknown by"):
-        trees.plot_metrics_vs_leaves(grid, by="depth")
+        studies.plot_metrics_vs_leaves(grid, by="depth")
     plt.close("all")
 
 
 @pytest.mark.parametrize(
     ("func", "kwargs", "error", "match"),
     [
-        (trees.tree_grid_study, {"data": {"train": None}}, TypeError, "data must map"),
-        (trees.tree_grid_study, {"cps": [-1.0]}, ValueError, "cps must be a finite number"),
-        (trees.tree_grid_study, {"min_leaves": [0]}, ValueError, "min_leaves must be >= 1"),
-        (trees.forest_grid_study, {"max_features": [3]}, ValueError, "max_features must be one"),
-        (trees.forest_grid_study, {"n_estimators": [0]}, ValueError, "n_estimators must be"),
+        (studies.tree_grid_study, {"data": {"train": None}}, TypeError, "data must map"),
+        (studies.tree_grid_study, {"cps": [-1.0]}, ValueError, "cps must be a finite number"),
+        (studies.tree_grid_study, {"min_leaves": [0]}, ValueError, "min_leaves must be >= 1"),
+        (studies.forest_grid_study, {"max_features": [3]}, ValueError, "max_features must be one"),
+        (studies.forest_grid_study, {"n_estimators": [0]}, ValueError, "n_estimators must be"),
     ],
 )
 def test_grid_arguments_are_validated(small_data, func, kwargs, error, match):

@@ -15,14 +15,13 @@ from hypothesis import strategies as st
 from sklearn.base import clone
 
 from locacal import metrics
-from locacal._quantile import quantile_type7
 from locacal._validation import check_weights
-from locacal.curves import _kernel_sums
+from locacal.curves import BetaCalibrator, IsotonicCalibrator, PlattCalibrator, _kernel_sums
+from locacal.curves._bins import bin_statistics
 from locacal.curves._kernel_sums import kernel_regression
-from locacal.curves.binning import bin_statistics
 from locacal.curves.local import local_estimate
+from locacal.data.quantile import quantile_type7
 from locacal.density import bw_nrd0, reflected_bandwidth, reflected_kde
-from locacal.recalibration import BetaCalibrator, IsotonicCalibrator, PlattCalibrator
 
 pytestmark = [pytest.mark.filterwarnings("error::RuntimeWarning"),
               pytest.mark.filterwarnings("ignore::locacal.CalibrationWarning")]

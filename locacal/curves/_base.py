@@ -23,14 +23,16 @@ counts together).
 from __future__ import annotations
 
 import inspect
+import warnings
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
 from locacal._validation import (
+    CalibrationWarning,
     check_aligned,
     check_bool,
     check_labels,
@@ -44,22 +46,15 @@ from locacal._validation import (
     public_api,
     warn,
 )
-from locacal.curves.bands import (
-    BANDS,
-    DEFAULT_N_BOOT,
-    check_band,
-    check_interval,
-    check_n_boot,
-    resampled_band,
-)
+from locacal.curves.bands import BANDS, DEFAULT_N_BOOT, check_band, check_interval, check_n_boot
 from locacal.curves.curve import CalibrationCurve, slides_grid
 
-__all__ = ["BANDS", "BaseCalibrator"]
+__all__ = ["BANDS", "BaseCalibrator", "resampled_band"]
 
 #: How error messages name ``X`` and ``y``: by what they hold, the package's vocabulary.
 SCORES, LABELS = "scores", "labels"
-#: Grid of [0, 1] on which ``curve_`` shows a fitted map.
-DISPLAY_GRID = np.linspace(0.0, 1.0, 201)
+#: ``n_boot * n`` beyond which resampled bands show a progress bar.
+PROGRESS_THRESHOLD = 20_000_000
 
 
 def _as_scores(X: Any, name: str) -> np.ndarray:
@@ -243,15 +238,6 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
                                 params=self._curve_params(), estimator=self,
                                 in_range=in_range)
 
-    @property
-    def curve_(self) -> CalibrationCurve:
-        """The fitted map on a display grid of the whole of [0, 1] (steps of 0.005), kept for
-        code written against the recalibrators of locacal 0.1; :meth:`curve` is the general
-        form. A bootstrap band here (isotonic, lowess with ``it > 0``) is seeded with 0, so
-        that reading the attribute twice gives the same band."""
-        check_is_fitted(self)
-        return self.curve(self._display_grid(), seed=0)
-
     def _check_flags(self) -> None:
         """Every hyperparameter whose default is True or False (``clip``, ``logit``) must be
         True or False: a truthy "yes" or 1 is refused, not read."""
@@ -279,9 +265,6 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
             lower, upper = self._pointwise_band(grid, estimate, level, interval)
         return estimate, lower, upper, self._counts(grid)
 
-    def _display_grid(self) -> np.ndarray:
-        return DISPLAY_GRID
-
     def _default_grid(self) -> np.ndarray:
         lo, hi = self.score_range_
         return slides_grid(np.array([lo, hi]))
@@ -306,3 +289,60 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
 
     def _curve_params(self) -> Mapping[str, Any]:
         return self.get_params(deep=False)
+
+
+def resampled_band(calibrator: BaseCalibrator, grid: np.ndarray, kind: str, level: float,
+                   n_boot: int, seed: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile band of refitted maps at ``grid`` (``kind`` "bootstrap" or "consistency").
+
+    See :mod:`locacal.curves.bands`. ``seed``: anything :func:`numpy.random.default_rng`
+    takes.
+    """
+    rng = np.random.default_rng(seed)
+    draws = calibrator._resampled_draws(grid, kind, n_boot, rng)
+    if draws is None:
+        draws = _refitted_draws(calibrator, grid, kind, n_boot, rng)
+    alpha = 1.0 - level
+    lower, upper = np.full((2, grid.size), np.nan)
+    defined = ~np.isnan(draws).all(axis=0)
+    if not defined.all():
+        warn(f"no {kind} resample gives a map at {int((~defined).sum())} of the {grid.size} "
+             "grid points (every refit failed or was undefined there): the band is NaN there")
+    if defined.any():
+        lower[defined], upper[defined] = np.nanquantile(
+            draws[:, defined], [alpha / 2, 1 - alpha / 2], axis=0)
+    return lower, upper
+
+
+def _refitted_draws(calibrator: BaseCalibrator, grid: np.ndarray, kind: str, n_boot: int,
+                    rng: np.random.Generator) -> np.ndarray:
+    """The maps of ``n_boot`` clones refitted on resampled rows, at ``grid``: (n_boot, m)."""
+    s, y, w = calibrator.fit_sample_
+    n = s.size
+    draws = np.full((n_boot, grid.size), np.nan)
+    failed = 0
+    with warnings.catch_warnings():
+        # resamples repeat the fit's own warnings (small bins, ties) n_boot times
+        warnings.simplefilter("ignore", CalibrationWarning)
+        for b in _progress(range(n_boot), n_boot * n, kind):
+            rows = rng.integers(0, n, size=n)
+            s_b = s[rows]
+            y_b = (rng.uniform(size=n) < s_b).astype(np.float64) if kind == "consistency" \
+                else y[rows]
+            w_b = None if w is None else w[rows]
+            try:
+                draws[b] = clone(calibrator).fit(s_b, y_b, sample_weight=w_b).predict(grid)
+            except ValueError:  # e.g. a logistic fit on a one-class resample
+                failed += 1
+    if failed:
+        warn(f"{failed} of {n_boot} {kind} refits failed (e.g. a resample holding one class) "
+             "and were left out of the band")
+    return draws
+
+
+def _progress(iterable: Any, work: int, kind: str) -> Any:
+    if work <= PROGRESS_THRESHOLD:
+        return iterable
+    from tqdm.auto import tqdm
+
+    return tqdm(iterable, desc=f"{kind} band", unit="refit")

@@ -32,8 +32,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from locacal._quantile import quantile_type7
 from locacal._validation import check_bins, check_choice, check_int, positive_weight_rows, warn
+from locacal.data.quantile import quantile_type7
 
 __all__ = [
     "DEFAULT_BINS",

@@ -10,8 +10,9 @@ import numpy as np
 
 from locacal._validation import check_choice, check_fraction, check_int, check_positive, warn
 from locacal.curves._local_fit import LocalParams, fit_points
-from locacal.curves._local_window import KERNELS, SortedSample, sort_sample
+from locacal.curves._local_window import KERNELS
 from locacal.curves._locfit_tree import build_tree
+from locacal.data.sample import SortedSample, sort_sample
 
 __all__ = ["EVALUATIONS", "MAX_MAXK", "check_maxk", "estimate_sorted", "local_estimate",
            "local_params", "warn_undefined"]
@@ -60,7 +61,7 @@ def local_estimate(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray |
     points : ndarray
         Validated evaluation points in [0, 1].
     degree, nn, h, kernel
-        See :func:`local_curve`.
+        See :class:`~locacal.curves.local.LocalRegressionCalibrator`.
     evaluation : {"exact", "locfit"}
         Fit at each point, or interpolate locfit's adaptive tree as ``predict`` does.
 

@@ -44,12 +44,12 @@ from locacal.curves._local_fit import LocalParams, fit_points
 from locacal.curves._local_moments import LeftMomentTree, mirror, shift_moments
 from locacal.curves._local_solve import design_from_moments, newton_step
 from locacal.curves._local_window import (
-    SortedSample,
     effective_count,
     fixed_or_nn_bandwidth,
     kernel_weights,
     window_bounds,
 )
+from locacal.data.sample import SortedSample
 
 __all__ = ["KERNEL_POLYNOMIALS", "ExactLocalMap"]
 

@@ -33,13 +33,13 @@ import numpy as np
 
 from locacal.curves._local_solve import LocalSolution, design_from_moments, solve_newton
 from locacal.curves._local_window import (
-    SortedSample,
     effective_count,
     fixed_or_nn_bandwidth,
     kernel_reach,
     kernel_weights,
     window_bounds,
 )
+from locacal.data.sample import SortedSample
 
 __all__ = ["SEQUENTIAL_BUDGET", "LocalParams", "PointFits", "fit_points"]
 

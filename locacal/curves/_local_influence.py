@@ -30,12 +30,8 @@ from locacal.curves._local_blocks import BlockCache, block_level
 from locacal.curves._local_exact import KERNEL_POLYNOMIALS, ExactLocalMap, window_totals
 from locacal.curves._local_fit import LocalParams
 from locacal.curves._local_solve import newton_step_and_unit
-from locacal.curves._local_window import (
-    SortedSample,
-    effective_count,
-    fixed_or_nn_bandwidth,
-    window_bounds,
-)
+from locacal.curves._local_window import effective_count, fixed_or_nn_bandwidth, window_bounds
+from locacal.data.sample import SortedSample
 
 __all__ = ["DataFit", "block_cache", "fit_at_data"]
 

@@ -13,7 +13,7 @@ i, multinomial). Its local fit at ``t`` needs, per replicate,
 
 Both are matrix operations over (replicates x nearby rows), so one pass per grid point
 replaces ``n_boot`` refits with a Python loop per grid point inside each (the refit path of
-:func:`locacal.curves.bands.resampled_band`). The normal equations then go through the same
+:func:`locacal.curves._base.resampled_band`). The normal equations then go through the same
 solver as every local fit (locfit's Newton step, :func:`~._local_solve.solve_newton`), so a
 replicate's value equals a refit on its resampled rows up to summation order (~1e-12 for
 degrees 0-1; degree 2 amplifies it as locfit's solver does), ties at the boundary included
@@ -29,12 +29,8 @@ import numpy as np
 
 from locacal.curves._local_fit import LocalParams
 from locacal.curves._local_solve import design_from_moments, solve_newton
-from locacal.curves._local_window import (
-    SortedSample,
-    effective_count,
-    kernel_reach,
-    kernel_weights,
-)
+from locacal.curves._local_window import effective_count, kernel_reach, kernel_weights
+from locacal.data.sample import SortedSample
 
 __all__ = ["BLOCK_BUDGET", "resample_counts", "resampled_draws", "resampled_fits"]
 

@@ -1,7 +1,8 @@
-"""Sorted sample, nearest-neighbour bandwidth, windows and kernel weights of a local fit.
+"""Nearest-neighbour bandwidth, windows and kernel weights of a local fit.
 
 Everything here reproduces the neighbourhood rules of Loader's locfit (R package ``locfit``,
-C function ``nbhd1`` and ``weightsph``), on a sample sorted once by score:
+C function ``nbhd1`` and ``weightsph``), on a sample sorted once by score
+(:func:`locacal.data.sample.sort_sample`):
 
 * with ``k = floor(n * nn + 1e-12)`` (``n`` counts *rows*: prior weights play no part, zero
   weights included), the nearest-neighbour bandwidth at ``t`` is the k-th smallest distance
@@ -23,8 +24,6 @@ Reference: C. Loader (1999), *Local Regression and Likelihood*, Springer, sectio
 from __future__ import annotations
 
 import math
-import sys
-from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -32,13 +31,11 @@ from locacal._validation import warn
 
 __all__ = [
     "KERNELS",
-    "SortedSample",
     "effective_count",
     "fixed_or_nn_bandwidth",
     "kernel_weights",
     "nn_count",
     "nn_distance",
-    "sort_sample",
     "window_bounds",
 ]
 
@@ -49,111 +46,6 @@ KERNELS = {"rect": "rect", "tricube": "tcub", "gauss": "gauss", "epan": "epan"}
 GAUSS_FACTOR = 2.5
 #: Beyond 16 bandwidths locfit's Gaussian weight exp(-(2.5 u)^2 / 2) underflows to 0.
 GAUSS_REACH = 16.0
-
-@dataclass(frozen=True, eq=False)
-class SortedSample:
-    """Scores sorted ascending, with the labels and optional weights in the same order.
-
-    Built once by :func:`sort_sample`; every local fit on the same data can reuse it.
-    ``labels`` is boolean; ``weights`` is ``None`` for unit weights.
-    """
-
-    scores: np.ndarray
-    labels: np.ndarray
-    weights: np.ndarray | None
-    _sums: dict = field(default_factory=dict, repr=False)
-
-    @property
-    def n(self) -> int:
-        return int(self.scores.shape[0])
-
-    def range_sum(self, name: str, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-        """Sum of ``name`` over each index range ``[lo, hi)``, vectorised: ``P[hi] - P[lo]``.
-
-        ``name`` is ``"y"`` (labels), ``"w"``, ``"wy"``, ``"w2"`` (squared weights) or
-        ``"zero"`` (zero weights).
-
-        Counts (``"y"``, ``"zero"``) use int64 prefix sums: exact. Weights use prefix sums
-        accumulated in ``np.longdouble``, rounded to float64 after the subtraction: with
-        ``u_L`` the long-double unit roundoff (2^-64 on x86-64, 2^-53 where it is plain
-        double), ``|error| <= n u_L sum_{i < hi} |w_i| + 2^-53 |result|`` (Higham 2002,
-        *Accuracy and Stability of Numerical Algorithms*, eq. 4.4, for the running sums).
-        An all-zero range gives exactly 0 (equal prefix sums).
-        """
-        prefix = self._prefix(name)
-        lo = np.asarray(lo, dtype=np.intp)
-        hi = np.asarray(hi, dtype=np.intp)
-        return (prefix[hi] - prefix[lo]).astype(np.float64)
-
-    def _values(self, name: str) -> np.ndarray:
-        if name == "y":
-            return self.labels
-        if name == "w":
-            return self.weights
-        if name not in self._sums:
-            w = self.weights
-            derived = {"wy": lambda: np.where(self.labels, w, 0.0), "w2": lambda: w * w,
-                       "zero": lambda: w == 0.0}
-            self._sums[name] = derived[name]()
-        return self._sums[name]
-
-    def _prefix(self, name: str) -> np.ndarray:
-        key = ("prefix", name)
-        if key not in self._sums:
-            values = self._values(name)
-            dtype = np.int64 if values.dtype == np.bool_ else np.longdouble
-            prefix = np.zeros(values.shape[0] + 1, dtype=dtype)
-            np.cumsum(values, dtype=dtype, out=prefix[1:])
-            self._sums[key] = prefix
-        return self._sums[key]
-
-
-def sort_sample(scores: np.ndarray, labels: np.ndarray,
-                weights: np.ndarray | None) -> SortedSample:
-    """Sort the sample by score once (validated float64 inputs).
-
-    Without weights no ``argsort`` is needed: each score's IEEE bits (non-negative doubles,
-    so bit 63 is free) are shifted left by one and the label stored in the freed low bit;
-    sorting these integers sorts by score (then label) exactly, and shifting back restores
-    every score bit for bit (-0.0 becomes +0.0, an equal value). The sorted sequence of
-    (score, label) pairs, hence every result, is then the same for any order of the rows.
-
-    With weights the same keys are arg-sorted, and rows tied in score and label are put in
-    increasing weight order, so the sorted triples (hence the results, bit for bit) do not
-    depend on the order of the rows either. The extra sort touches tied rows only.
-    """
-    keys = np.left_shift(scores.view(np.uint64), np.uint64(1))
-    keys += labels != 0.0
-    if weights is None:
-        keys.sort()
-        sorted_labels = _low_bit(keys)
-        keys >>= np.uint64(1)
-        return SortedSample(keys.view(np.float64), sorted_labels, None)
-    order = np.argsort(keys, kind="stable")
-    _order_ties_by_weight(order, keys, weights)
-    del keys
-    return SortedSample(scores[order], labels[order] != 0.0, weights[order])
-
-
-def _low_bit(keys: np.ndarray) -> np.ndarray:
-    """Lowest bit of each uint64 as booleans (reads one byte per key on little-endian)."""
-    if sys.byteorder == "little":
-        return (keys.view(np.uint8)[::8] & 1).view(np.bool_)
-    return (keys & np.uint64(1)).astype(np.bool_)
-
-
-def _order_ties_by_weight(order: np.ndarray, keys: np.ndarray, weights: np.ndarray) -> None:
-    """Within each run of equal keys in ``keys[order]``, reorder by weight (in place)."""
-    ranked = keys[order]
-    same = ranked[1:] == ranked[:-1]
-    if not same.any():
-        return
-    tied = np.zeros(order.shape[0], dtype=bool)
-    tied[1:] |= same
-    tied[:-1] |= same
-    idx = np.flatnonzero(tied)
-    sub = order[idx]
-    order[idx] = sub[np.lexsort((weights[sub], keys[sub]))]
 
 
 def nn_count(n: int, nn: float | None) -> int:

@@ -57,12 +57,8 @@ from locacal.curves._local_fit import (
     fit_points,
 )
 from locacal.curves._local_solve import newton_step
-from locacal.curves._local_window import (
-    SortedSample,
-    effective_count,
-    fixed_or_nn_bandwidth,
-    nn_count,
-)
+from locacal.curves._local_window import effective_count, fixed_or_nn_bandwidth, nn_count
+from locacal.data.sample import SortedSample
 
 __all__ = ["LocfitTree", "build_tree", "locfit_tree_would_crash", "tree_vertex_cap"]
 

@@ -40,10 +40,12 @@
     centred on what the smoother makes of the diagonal (its bias included), not on the
     estimate: an estimate leaving it is evidence of miscalibration at that score.
 
-The local-regression calibrator (native, exact evaluation, a fixed span) computes all
-resamples at once from multinomial counts (:mod:`locacal.curves._local_resample`); every
-other calibrator refits a clone per resample, with a progress bar (``tqdm.auto``) when
-``n_boot * n`` exceeds :data:`PROGRESS_THRESHOLD`. Refits that fail (e.g. a logistic fit on
+The resampled bands are drawn by :func:`locacal.curves._base.resampled_band`, beside the
+calibrators' base class. The local-regression calibrator (native, exact evaluation, a fixed
+span) computes all resamples at once from multinomial counts
+(:mod:`locacal.curves._local_resample`); every other calibrator refits a clone per resample,
+with a progress bar (``tqdm.auto``) when ``n_boot * n`` exceeds
+:data:`locacal.curves._base.PROGRESS_THRESHOLD`. Refits that fail (e.g. a logistic fit on
 a resample holding one class) are dropped and counted in a
 :class:`~locacal.CalibrationWarning`.
 
@@ -65,27 +67,20 @@ Wilson, E. B. (1927). Probable inference, the law of succession, and statistical
 
 from __future__ import annotations
 
-import warnings
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 from scipy.special import expit
 from scipy.stats import norm
-from sklearn.base import clone
 
-from locacal._validation import CalibrationWarning, check_choice, check_resamples, warn
-
-if TYPE_CHECKING:
-    from locacal.curves._base import BaseCalibrator
+from locacal._validation import check_choice, check_resamples
 
 __all__ = [
     "BANDS",
     "DEFAULT_N_BOOT",
     "INTERVALS",
-    "PROGRESS_THRESHOLD",
     "delta_method_band",
     "proportion_band",
-    "resampled_band",
 ]
 
 #: Values of ``band`` accepted by ``curve()``.
@@ -97,8 +92,6 @@ _STATSMODELS_METHOD = {"wilson": "wilson", "jeffreys": "jeffreys",
                        "clopper-pearson": "beta", "normal": "normal"}
 #: Resamples of the bootstrap and consistency bands by default.
 DEFAULT_N_BOOT = 200
-#: ``n_boot * n`` beyond which resampled bands show a progress bar.
-PROGRESS_THRESHOLD = 20_000_000
 
 
 def check_band(band: Any) -> str | None:
@@ -161,59 +154,3 @@ def delta_method_band(eta: np.ndarray, design: np.ndarray, covariance: np.ndarra
     z = norm.ppf(0.5 + level / 2)
     se = np.sqrt(np.maximum(np.einsum("ij,jk,ik->i", design, covariance, design), 0.0))
     return expit(eta - z * se), expit(eta + z * se)
-
-
-def resampled_band(calibrator: BaseCalibrator, grid: np.ndarray, kind: str, level: float,
-                   n_boot: int, seed: Any) -> tuple[np.ndarray, np.ndarray]:
-    """Percentile band of refitted maps at ``grid`` (``kind`` "bootstrap" or "consistency").
-
-    See the module docstring. ``seed``: anything :func:`numpy.random.default_rng` takes.
-    """
-    rng = np.random.default_rng(seed)
-    draws = calibrator._resampled_draws(grid, kind, n_boot, rng)
-    if draws is None:
-        draws = _refitted_draws(calibrator, grid, kind, n_boot, rng)
-    alpha = 1.0 - level
-    lower, upper = np.full((2, grid.size), np.nan)
-    defined = ~np.isnan(draws).all(axis=0)
-    if not defined.all():
-        warn(f"no {kind} resample gives a map at {int((~defined).sum())} of the {grid.size} "
-             "grid points (every refit failed or was undefined there): the band is NaN there")
-    if defined.any():
-        lower[defined], upper[defined] = np.nanquantile(
-            draws[:, defined], [alpha / 2, 1 - alpha / 2], axis=0)
-    return lower, upper
-
-
-def _refitted_draws(calibrator: BaseCalibrator, grid: np.ndarray, kind: str, n_boot: int,
-                    rng: np.random.Generator) -> np.ndarray:
-    """The maps of ``n_boot`` clones refitted on resampled rows, at ``grid``: (n_boot, m)."""
-    s, y, w = calibrator.fit_sample_
-    n = s.size
-    draws = np.full((n_boot, grid.size), np.nan)
-    failed = 0
-    with warnings.catch_warnings():
-        # resamples repeat the fit's own warnings (small bins, ties) n_boot times
-        warnings.simplefilter("ignore", CalibrationWarning)
-        for b in _progress(range(n_boot), n_boot * n, kind):
-            rows = rng.integers(0, n, size=n)
-            s_b = s[rows]
-            y_b = (rng.uniform(size=n) < s_b).astype(np.float64) if kind == "consistency" \
-                else y[rows]
-            w_b = None if w is None else w[rows]
-            try:
-                draws[b] = clone(calibrator).fit(s_b, y_b, sample_weight=w_b).predict(grid)
-            except ValueError:  # e.g. a logistic fit on a one-class resample
-                failed += 1
-    if failed:
-        warn(f"{failed} of {n_boot} {kind} refits failed (e.g. a resample holding one class) "
-             "and were left out of the band")
-    return draws
-
-
-def _progress(iterable: Any, work: int, kind: str) -> Any:
-    if work <= PROGRESS_THRESHOLD:
-        return iterable
-    from tqdm.auto import tqdm
-
-    return tqdm(iterable, desc=f"{kind} band", unit="refit")

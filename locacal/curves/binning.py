@@ -18,27 +18,10 @@ import numpy as np
 
 from locacal._validation import check_choice, check_int, plain
 from locacal.curves._base import BaseCalibrator
-from locacal.curves._bins import (  # noqa: F401  (re-exported for locacal 0.1 code)
-    DEFAULT_BINS,
-    STRATEGIES,
-    Z_95,
-    BinStatistics,
-    assign_bins,
-    bin_statistics,
-    default_bin_size,
-)
+from locacal.curves._bins import DEFAULT_BINS, STRATEGIES, bin_statistics, default_bin_size
 from locacal.curves.bands import proportion_band
-from locacal.curves.curve import CalibrationCurve
 
-__all__ = [
-    "STRATEGIES",
-    "BinStatistics",
-    "BinningCalibrator",
-    "assign_bins",
-    "bin_statistics",
-    "binning_curve",
-    "default_bin_size",
-]
+__all__ = ["BinningCalibrator"]
 
 
 class BinningCalibrator(BaseCalibrator):
@@ -124,13 +107,3 @@ class BinningCalibrator(BaseCalibrator):
             return {"strategy": self.strategy, "bin_size": self.bin_size_}
         return {"strategy": self.strategy,
                 "bins": DEFAULT_BINS if self.bins is None else self.bins}
-
-
-def binning_curve(scores: Any, labels: Any, weights: Any = None, *, grid: Any = None,
-                  **params: Any) -> CalibrationCurve:
-    """``calibration_curve(scores, labels, method="binning", ...)`` (kept for locacal 0.1
-    code); ``params`` are those of :class:`BinningCalibrator`."""
-    from locacal.curves import calibration_curve
-
-    return calibration_curve(scores, labels, method="binning", weights=weights, grid=grid,
-                             **params)

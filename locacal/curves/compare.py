@@ -65,8 +65,8 @@ from locacal._validation import (
 )
 from locacal.curves._base import BaseCalibrator
 from locacal.curves._local_influence import fit_at_data
-from locacal.curves._local_window import sort_sample
 from locacal.curves.curve import CalibrationCurve, slides_grid
+from locacal.data.sample import sort_sample
 from locacal.density import reflected_kde_values
 
 if TYPE_CHECKING:
@@ -117,7 +117,7 @@ class CurveComparison:
         return self.table.copy()
 
     def _repr_html_(self) -> str:
-        from locacal._display import figure_html, frame_html, result_html
+        from locacal._repr import figure_html, frame_html, result_html
 
         title = f"CurveComparison &mdash; {len(self.curves)} curves of {self.scores.size} scores"
         figure = figure_html(lambda ax: self.plot(ax=ax, bins=30), alt="calibration curves",

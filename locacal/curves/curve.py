@@ -157,7 +157,7 @@ class CalibrationCurve:
                           **line_kwargs)
 
     def _repr_html_(self) -> str:
-        from locacal._display import figure_html, frame_html, result_html
+        from locacal._repr import figure_html, frame_html, result_html
 
         params = ", ".join(f"{k}={plain(v)!r}" for k, v in self.params.items())
         title = (f"CalibrationCurve &mdash; method <code>{html.escape(self.method)}</code> "

@@ -10,7 +10,7 @@ from sklearn.isotonic import IsotonicRegression, isotonic_regression
 
 from locacal._validation import check_choice
 from locacal.curves._base import BaseCalibrator
-from locacal.curves._local_window import SortedSample, sort_sample
+from locacal.data.sample import SortedSample, sort_sample
 
 __all__ = ["IsotonicCalibrator"]
 
@@ -138,9 +138,6 @@ class IsotonicCalibrator(BaseCalibrator):
 
     def _default_grid(self) -> np.ndarray:
         return self._with_steps(super()._default_grid())
-
-    def _display_grid(self) -> np.ndarray:
-        return self._with_steps(super()._display_grid())
 
     def _counts(self, grid: np.ndarray) -> np.ndarray:
         return self.block_weights_[self._block_index(grid)]

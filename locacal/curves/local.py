@@ -64,10 +64,10 @@ from locacal.curves._local_engine import (
 )
 from locacal.curves._local_exact import ExactLocalMap
 from locacal.curves._local_fit import SEQUENTIAL_BUDGET, LocalParams, fit_points
-from locacal.curves._local_window import SortedSample, sort_sample, warn_if_widened
+from locacal.curves._local_window import warn_if_widened
 from locacal.curves._locfit_tree import build_tree
 from locacal.curves.bands import proportion_band
-from locacal.curves.curve import CalibrationCurve
+from locacal.data.sample import SortedSample, sort_sample
 
 __all__ = [
     "BACKENDS",
@@ -77,7 +77,6 @@ __all__ = [
     "LocalRegressionCalibrator",
     "estimate_sorted",
     "exact_fit",
-    "local_curve",
     "local_estimate",
     "local_params",
     "tabulate_local_fit",
@@ -331,16 +330,6 @@ def tabulate_local_fit(sample: SortedSample, params: LocalParams, grid: np.ndarr
     return estimate, lower, upper, fits.count
 
 
-def local_curve(scores: Any, labels: Any, weights: Any = None, *, grid: Any = None,
-                **params: Any) -> CalibrationCurve:
-    """``calibration_curve(scores, labels, method="local", ...)`` (kept for locacal 0.1 code).
-
-    ``params`` are those of :class:`LocalRegressionCalibrator`.
-    """
-    from locacal.curves import calibration_curve
-
-    return calibration_curve(scores, labels, method="local", weights=weights, grid=grid,
-                             **params)
 
 
 def _warn_unsplittable(cells: tuple[float, ...]) -> None:

@@ -11,8 +11,9 @@ from locacal.curves._base import BaseCalibrator
 from locacal.curves._local_engine import warn_undefined
 from locacal.curves._local_exact import ExactLocalMap
 from locacal.curves._local_fit import LocalParams
-from locacal.curves._local_window import sort_sample, warn_if_widened
+from locacal.curves._local_window import warn_if_widened
 from locacal.curves.local import exact_fit, tabulate_local_fit
+from locacal.data.sample import sort_sample
 
 __all__ = ["LowessCalibrator"]
 

@@ -47,10 +47,9 @@ from locacal.curves._local_window import (
     kernel_weights,
     warn_if_widened,
 )
-from locacal.curves.curve import CalibrationCurve
 
-__all__ = ["LocfitCrashError", "LocfitFit", "RBackendUnavailable", "locfit_curve",
-           "locfit_estimate", "locfit_fit"]
+__all__ = ["LocfitCrashError", "LocfitFit", "RBackendUnavailable", "locfit_estimate",
+           "locfit_fit"]
 
 INSTALL_HINT = (
     "The locfit method needs R with the locfit package and rpy2 3.5.x: "
@@ -345,14 +344,3 @@ def locfit_estimate(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray 
     fit = locfit_fit(scores, labels, weights, degree=degree, nn=nn, h=h, kernel=kernel,
                      maxk=maxk, evaluation=evaluation)
     return fit.predict(points)
-
-
-def locfit_curve(scores: Any, labels: Any, weights: Any = None, *, grid: Any = None,
-                 **params: Any) -> CalibrationCurve:
-    """``calibration_curve(scores, labels, method="locfit", ...)`` (kept for locacal 0.1
-    code): ``LocalRegressionCalibrator(backend="locfit", evaluation="locfit", **params)``
-    fitted and tabulated."""
-    from locacal.curves import calibration_curve
-
-    return calibration_curve(scores, labels, method="locfit", weights=weights, grid=grid,
-                             **params)

@@ -102,7 +102,7 @@ from locacal.curves._local_blocks import BlockCache
 from locacal.curves._local_exact import ExactLocalMap
 from locacal.curves._local_fit import LocalParams
 from locacal.curves._local_influence import block_cache, fit_at_data
-from locacal.curves._local_window import SortedSample, sort_sample
+from locacal.data.sample import SortedSample, sort_sample
 
 __all__ = ["CRITERIA", "SmoothingTable", "default_h_grid", "default_nn_grid",
            "select_bandwidth", "smoothing_table"]
@@ -241,7 +241,7 @@ class SmoothingTable:
         return self.table.copy()
 
     def _repr_html_(self) -> str:
-        from locacal._display import figure_html, frame_html, result_html
+        from locacal._repr import figure_html, frame_html, result_html
 
         title = (f"SmoothingTable over <code>{self.parameter}</code>: degree {self.degree}, "
                  f"kernel <code>{self.kernel}</code>, n = {self.n}")

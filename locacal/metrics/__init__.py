@@ -14,7 +14,10 @@
 * :mod:`~locacal.metrics.smooth_ece`: the smooth ECE with its automatic bandwidth.
 * :mod:`~locacal.metrics.log_score`: the log loss.
 * :mod:`~locacal.metrics.calibration_testing`: resampling test of calibration.
-* :mod:`~locacal.metrics.report`: all of them in one table.
+* :mod:`~locacal.metrics.divergence`: the KL divergence between two score distributions.
+
+All of them in one table: :func:`locacal.calibration_report` (:mod:`locacal.report`, the
+layer above this one).
 """
 
 from locacal._lazy import attach
@@ -48,9 +51,6 @@ _EXPORTS = {
     "lcs": "locacal.metrics.local",
     "wmse": "locacal.metrics.local",
     "log_loss": "locacal.metrics.log_score",
-    "REPORT_COLUMNS": "locacal.metrics.report",
-    "calibration_report": "locacal.metrics.report",
-    "explain_report": "locacal.metrics.report",
     "smece": "locacal.metrics.smooth_ece",
 }
 

@@ -36,8 +36,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from locacal.curves._local_window import effective_count, sort_sample
+from locacal.curves._local_window import effective_count
 from locacal.curves.curve import slides_grid
+from locacal.data.sample import sort_sample
 from locacal.density import (
     _SQRT_2PI,
     BINNED_CELLS,

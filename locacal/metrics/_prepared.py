@@ -3,7 +3,7 @@
 Every metric of :mod:`locacal.metrics` starts from :func:`prepare`: the scores, labels and
 weights are validated once, and what the metrics need is computed on first use and kept:
 
-* the sample sorted by score (:func:`locacal.curves._local_window.sort_sample`: ties ordered
+* the sample sorted by score (:func:`locacal.data.sample.sort_sample`: ties ordered
   by label, then weight, so nothing depends on the order of the rows);
 * bins of the sorted sample (:meth:`PreparedSample.bins`) and their sufficient statistics
   (:meth:`PreparedSample.bin_statistics`), for the uniform, quantile and adaptive strategies
@@ -12,7 +12,7 @@ weights are validated once, and what the metrics need is computed on first use a
 
 Bins of a sorted sample are contiguous runs, so their sums are ``np.add.reduceat`` over the
 sorted arrays: one sort serves ECE, QMSE, the thresholded ECE, CalibMSE and the Brier
-decomposition. They equal :func:`locacal.curves.binning.bin_statistics` up to the order of
+decomposition. They equal :func:`locacal.curves._bins.bin_statistics` up to the order of
 floating-point summation (checked in the tests).
 """
 
@@ -24,7 +24,6 @@ from typing import Any
 
 import numpy as np
 
-from locacal._quantile import quantile_type7
 from locacal._validation import (
     check_bins,
     check_choice,
@@ -42,7 +41,8 @@ from locacal.curves._bins import (
     default_bin_size,
     kept_bin_statistics,
 )
-from locacal.curves._local_window import SortedSample, sort_sample
+from locacal.data.quantile import quantile_type7
+from locacal.data.sample import SortedSample, sort_sample
 
 __all__ = ["Confusion", "PreparedSample", "SortedBins", "prepare"]
 
@@ -69,7 +69,7 @@ def _edge_bins(scores: np.ndarray, edges: np.ndarray) -> SortedBins:
     """Right-closed bins (the first also left-closed) of sorted scores between ``edges``.
 
     A score s falls in bin j >= 1 when s > edges[j], as ``searchsorted(edges, s) - 1``
-    clipped to the bins assigns it in :func:`locacal.curves.binning.assign_bins`.
+    clipped to the bins assigns it in :func:`locacal.curves._bins.assign_bins`.
     """
     n = scores.size
     starts = np.concatenate([[0], np.searchsorted(scores, edges[1:-1], side="right")])
@@ -170,7 +170,7 @@ class PreparedSample:
 
     def bin_statistics(self, strategy: str = "quantile", bins: int = 10,
                        bin_size: int | None = None) -> BinStatistics:
-        """:class:`~locacal.curves.binning.BinStatistics` of the bins (bins of zero weight
+        """:class:`~locacal.curves._bins.BinStatistics` of the bins (bins of zero weight
         dropped; warns when a bin holds fewer than 10 observations)."""
         key = self._key(strategy, bins, bin_size)
         if key in self._stats:

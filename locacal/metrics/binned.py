@@ -214,8 +214,7 @@ class BrierDecomposition:
     def plot(self, ax: Axes | None = None) -> Axes:
         """Horizontal bars: the Brier score and its three parts (``within_bin`` may be
         negative). Returns the Axes."""
-        from locacal._display import new_axes
-        from locacal.plotting import palette
+        from locacal.plotting import new_axes, palette
 
         ax = new_axes(ax, (5.0, 2.5))
         parts = ("brier", "calibration", "refinement", "within_bin")
@@ -227,7 +226,7 @@ class BrierDecomposition:
         return ax
 
     def _repr_html_(self) -> str:
-        from locacal._display import frame_html, result_html
+        from locacal._repr import frame_html, result_html
 
         return result_html("Brier score decomposition (adaptive bins)",
                            frame_html(self.to_frame()))
@@ -300,8 +299,7 @@ class CalibMSEInterval:
     def plot(self, ax: Axes | None = None) -> Axes:
         """The interval as a horizontal bar around its centre ``mean``, the plug-in
         ``estimate`` as a cross. Returns the Axes."""
-        from locacal._display import new_axes
-        from locacal.plotting import palette
+        from locacal.plotting import new_axes, palette
 
         ax = new_axes(ax, (5.0, 1.8))
         ax.errorbar([self.mean], [0], xerr=[[self.mean - self.lower], [self.upper - self.mean]],
@@ -315,7 +313,7 @@ class CalibMSEInterval:
         return ax
 
     def _repr_html_(self) -> str:
-        from locacal._display import frame_html, result_html
+        from locacal._repr import frame_html, result_html
 
         return result_html("CalibMSE and its confidence interval", frame_html(self.to_frame()))
 

@@ -127,7 +127,7 @@ class CalibrationTestResult:
                              "resamples": [resamples]}, index=[self.name])
 
     def _repr_html_(self) -> str:
-        from locacal._display import figure_html, frame_html, result_html
+        from locacal._repr import figure_html, frame_html, result_html
 
         figure = ("" if self.null is None else
                   figure_html(lambda ax: self.plot(ax=ax), alt="null distribution",

@@ -49,7 +49,7 @@ from locacal._validation import (
     warn,
 )
 from locacal.curves._logistic import fisher_information, fit_logistic
-from locacal.metrics._clowess import r_lowess_fit
+from locacal.metrics._r_lowess import r_lowess_fit
 
 __all__ = [
     "HosmerLemeshowResult",
@@ -227,7 +227,7 @@ def calibration_errors(scores: Any, labels: Any, *, weights: Any = None,
     smoother : str, default "lowess"
         * ``"lowess"``: exactly what ``rms::val.prob`` computes for Eavg / E90 / Emax: R's
           ``lowess(s, d, iter = 0)`` (f = 2/3, ``delta = 0.01 * diff(range(s))``), a port of
-          R's ``clowess`` (:mod:`locacal.metrics._clowess`; statsmodels' lowess differs by up
+          R's ``clowess`` (:mod:`locacal.metrics._r_lowess`; statsmodels' lowess differs by up
           to 2e-6), averaged over tied scores as ``approx(..., ties = mean)``. R's lowess
           takes no weights: weights multiply its tricube weights, where clowess puts its
           robustness weights (the window still counts rows).
@@ -302,8 +302,7 @@ class HosmerLemeshowResult:
         """Observed against expected event rate of each group (O_g / n_g against
         E_g / n_g), on the diagonal; the point areas follow the group sizes. Returns the
         Axes."""
-        from locacal._display import new_axes
-        from locacal.plotting import palette
+        from locacal.plotting import new_axes, palette
 
         ax = new_axes(ax)
         t = self.table[self.table["n"] > 0]
@@ -317,7 +316,7 @@ class HosmerLemeshowResult:
         return ax
 
     def _repr_html_(self) -> str:
-        from locacal._display import figure_html, frame_html, result_html
+        from locacal._repr import figure_html, frame_html, result_html
 
         figure = figure_html(lambda ax: self.plot(ax=ax), alt="observed against expected")
         return result_html("Hosmer-Lemeshow test", frame_html(self.to_frame()),
@@ -432,7 +431,7 @@ class SpiegelhalterResult:
                             index=["spiegelhalter_z"])
 
     def _repr_html_(self) -> str:
-        from locacal._display import frame_html, result_html
+        from locacal._repr import frame_html, result_html
 
         return result_html("Spiegelhalter's z test", frame_html(self.to_frame()))
 

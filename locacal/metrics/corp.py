@@ -18,7 +18,7 @@ import pandas as pd
 from sklearn.isotonic import isotonic_regression
 
 from locacal._validation import check_scores_labels, positive_weight_rows, public_api
-from locacal.curves._local_window import sort_sample
+from locacal.data.sample import sort_sample
 
 __all__ = ["CORP_TERMS", "TiedScores", "corp_decomposition", "corp_from_sorted"]
 

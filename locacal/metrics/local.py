@@ -13,7 +13,6 @@ from typing import Any
 
 import numpy as np
 
-from locacal._quantile import normalised_weights
 from locacal._validation import (
     check_choice,
     check_fraction,
@@ -30,8 +29,9 @@ from locacal.curves._local_engine import (
     warn_undefined,
 )
 from locacal.curves._local_fit import LocalParams
-from locacal.curves._local_window import SortedSample, sort_sample
 from locacal.curves.curve import SLIDES_GRID_SIZE, slides_grid
+from locacal.data.quantile import normalised_weights
+from locacal.data.sample import SortedSample, sort_sample
 from locacal.density import EXACT_MAX_N, reflected_bandwidth, reflected_kde_values
 from locacal.metrics._lcs_unsorted import lcs_unsorted
 
@@ -246,7 +246,7 @@ def wmse(scores: Any, labels: Any, *, weights: Any = None, nn: float = 0.15,
 
     With relative case weights, k is the same share nn of the total weight: the weights of the
     n+ rows with positive weight are normalised to sum to n+
-    (:math:`\\tilde w_i = w_i n_+ / \\sum w`, :func:`locacal._quantile.normalised_weights`),
+    (:math:`\\tilde w_i = w_i n_+ / \\sum w`, :func:`locacal.data.quantile.normalised_weights`),
     k = round(n+ nn), and the nearest scores are taken until their normalised weights reach k;
     the mean is weighted. Unit weights give R's k = round(n nn) exactly, and multiplying the
     weights by any c > 0 changes nothing (reading them as frequencies, k = round(nn sum w),

@@ -3,31 +3,10 @@
 Every calibrator of :mod:`locacal.curves` is a recalibrator (a calibration curve fitted on a
 calibration split *is* the recalibration map); this package adds the train / calibration /
 test :func:`split` and :func:`recalibrate`, which fits several maps on the calibration split
-and compares them on every split (2024 slides, §4). The calibrator classes are re-exported
-here for code written against locacal 0.1.
+and compares them on every split (2024 slides, §4).
 """
 
-from locacal.curves import (
-    BetaCalibrator,
-    BinningCalibrator,
-    IsotonicCalibrator,
-    KernelCalibrator,
-    LocalRegressionCalibrator,
-    LowessCalibrator,
-    PlattCalibrator,
-)
 from locacal.recalibration.split import split
 from locacal.recalibration.workflow import RecalibrationResult, recalibrate
 
-__all__ = [
-    "BetaCalibrator",
-    "BinningCalibrator",
-    "IsotonicCalibrator",
-    "KernelCalibrator",
-    "LocalRegressionCalibrator",
-    "LowessCalibrator",
-    "PlattCalibrator",
-    "RecalibrationResult",
-    "recalibrate",
-    "split",
-]
+__all__ = ["RecalibrationResult", "recalibrate", "split"]

@@ -163,8 +163,7 @@ class RecalibrationResult:
     def plot_maps(self, ax: Axes | None = None) -> Axes:
         """The fitted maps g (recalibrated against uncalibrated score) on the diagonal,
         drawn from :attr:`maps` (no refit). Returns the Axes."""
-        from locacal._display import new_axes
-        from locacal.plotting import palette
+        from locacal.plotting import new_axes, palette
 
         ax = new_axes(ax)
         ax.plot([0, 1], [0, 1], color="0.5", linestyle="--", linewidth=1)
@@ -221,7 +220,7 @@ class RecalibrationResult:
         return axes
 
     def _repr_html_(self) -> str:
-        from locacal._display import figure_html, frame_html, result_html
+        from locacal._repr import figure_html, frame_html, result_html
 
         n = {k: len(v) for k, v in self.scores.items()}
         title = (f"RecalibrationResult &mdash; methods "

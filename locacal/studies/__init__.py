@@ -1,6 +1,6 @@
 """The source studies, each rerun with one call: tidy tables out, and their figures.
 
-* :mod:`~locacal.studies.simulation`: the 2024 slides' §3 simulation (distortions α and γ).
+* :mod:`~locacal.studies.miscalibration`: the 2024 slides' §3 simulation (distortions α and γ).
 * :mod:`~locacal.studies.thesis`: the thesis's §4.3 experiments (bin size, sample size).
 * :mod:`~locacal.studies.real_data`: four models on real data (statsmodels' ``fair``),
   their calibration and its repair.
@@ -10,10 +10,16 @@
   pruning), :mod:`~locacal.studies.tree_case` (the case study), :mod:`~locacal.studies.tree_grid`
   (tree and forest grids) and :mod:`~locacal.studies.tree_figures`.
 
-Every name is importable from here; :mod:`locacal.trees` and
-:mod:`locacal.recalibration.study`, their former homes, still re-export theirs for old code.
+Every name is importable from here.
 """
 
+from locacal.studies.miscalibration import (
+    SimulationResult,
+    plot_simulation_curves,
+    plot_simulation_metrics,
+    plot_simulation_standard_metrics,
+    run_simulation,
+)
 from locacal.studies.real_data import (
     RealDataStudy,
     load_fair,
@@ -24,13 +30,6 @@ from locacal.studies.recalibration import (
     calibrated_scores_study,
     slides_recalibration_study,
     study_summary,
-)
-from locacal.studies.simulation import (
-    SimulationResult,
-    plot_simulation_curves,
-    plot_simulation_metrics,
-    plot_simulation_standard_metrics,
-    run_simulation,
 )
 from locacal.studies.thesis import (
     bin_size_study,

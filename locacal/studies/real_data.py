@@ -113,7 +113,7 @@ class RealDataStudy:
         return plot_metric_bars(self.summary(split, columns=(metric,)), metric, ax=ax)
 
     def _repr_html_(self) -> str:
-        from locacal._display import figure_html, frame_html, result_html
+        from locacal._repr import figure_html, frame_html, result_html
 
         figure = figure_html(lambda ax: self.plot(ax=ax), alt="LCS by model and method",
                              figsize=(4.4, 3.4))

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from locacal._validation import check_choice, check_int, check_nonnegative, check_seed
-from locacal.divergence import kl_divergence
+from locacal.metrics.divergence import kl_divergence
 from locacal.recalibration.split import TREE_PROPORTIONS
 from locacal.recalibration.workflow import check_methods, recalibrate
 from locacal.studies.tree_models import (
@@ -99,7 +99,7 @@ class TreeCaseStudy:
         return plot_metric_bars(self.summary(split, columns=(metric,)), metric, ax=ax)
 
     def _repr_html_(self) -> str:
-        from locacal._display import figure_html, frame_html, result_html
+        from locacal._repr import figure_html, frame_html, result_html
 
         figure = figure_html(lambda ax: self.plot(ax=ax, metric="true_mse"),
                              alt="true MSE by model and method", figsize=(4.4, 3.4))

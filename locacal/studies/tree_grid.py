@@ -3,7 +3,7 @@
 :func:`tree_grid_study` and :func:`forest_grid_study` sweep the hyperparameters from a
 two-leaf tree to an overfitted one, with the metrics of :data:`GRID_METRICS` on each split,
 among them the KL divergence between the distribution of the scores and that of the true
-probabilities (:func:`locacal.divergence.kl_divergence`).
+probabilities (:func:`locacal.metrics.divergence.kl_divergence`).
 
 References
 ----------
@@ -108,8 +108,7 @@ class GridStudy:
         model, the model with the smallest KL on the calibration split circled. Returns the
         Axes; :func:`~locacal.studies.tree_figures.plot_metrics_vs_leaves` draws several
         metrics by hyperparameter."""
-        from locacal._display import new_axes
-        from locacal.plotting import palette
+        from locacal.plotting import new_axes, palette
 
         check_choice(metric, GRID_METRICS, "metric")
         check_choice(split, SPLITS, "split")
@@ -124,7 +123,7 @@ class GridStudy:
         return ax
 
     def _repr_html_(self) -> str:
-        from locacal._display import figure_html, frame_html, result_html
+        from locacal._repr import figure_html, frame_html, result_html
 
         n = self.metrics["model"].nunique()
         figure = figure_html(lambda ax: self.plot(ax=ax), alt="KL against leaves",
@@ -180,7 +179,7 @@ def tree_grid_study(
     nothing (thousands of leaves at ``min_leaf = 10``). The full tree is grown once per
     ``min_leaf`` and pruned at every cp. Each tree is assessed on the three splits, with
     the KL divergence (20 bins, nats) of its scores' distribution from the true
-    probabilities' (:func:`locacal.divergence.kl_divergence`); ``best()`` returns the tree
+    probabilities' (:func:`locacal.metrics.divergence.kl_divergence`); ``best()`` returns the tree
     of smallest KL on the calibration split.
 
     Parameters

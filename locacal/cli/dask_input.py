@@ -16,8 +16,8 @@ from typing import Any
 
 import pandas as pd
 
-from locacal._cli_input import PARQUET_SUFFIXES, InputError
 from locacal._validation import plain
+from locacal.cli.input import PARQUET_SUFFIXES, InputError
 
 __all__ = ["AUTO_BYTES", "HISTOGRAM_ROWS", "DaskTable", "read_dask", "use_dask"]
 

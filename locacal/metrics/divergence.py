@@ -143,7 +143,7 @@ def kl_divergence(
 
     Examples
     --------
-    >>> from locacal.divergence import kl_divergence
+    >>> from locacal.metrics.divergence import kl_divergence
     >>> kl_divergence([0.1, 0.2, 0.7], [0.1, 0.2, 0.7])
     0.0
     >>> round(kl_divergence([0.1, 0.1], [0.1, 0.9], bins=2), 6)  # log(1 / 0.5)

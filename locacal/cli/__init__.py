@@ -16,7 +16,7 @@ with bootstrap intervals and null expectations) and their calibration curves
 
 Data larger than memory: ``--dask`` (automatic for Parquet files over 2 GiB) reads the
 columns with Dask and computes from cell statistics partition by partition
-(:mod:`locacal._cli_dask`): the metrics the cells determine, no intervals, the curve by
+(:mod:`locacal.cli.dask_input`): the metrics the cells determine, no intervals, the curve by
 ``binning`` or ``local``.
 
 Bad input (a missing column, a score outside [0, 1], an empty or non-numeric cell, labels
@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from locacal._cli_input import (
+from locacal.cli.input import (
     InputError,
     labels_column,
     read_table,
@@ -175,7 +175,7 @@ def _metrics_table(models: dict[str, np.ndarray], y: np.ndarray, w: np.ndarray |
                    args: argparse.Namespace) -> pd.DataFrame:
     """The tidy table of metrics.csv."""
     from locacal.metrics.registry import METRICS
-    from locacal.metrics.report import calibration_report
+    from locacal.report.table import calibration_report
 
     if args.n_boot > 0:
         long = calibration_report(models, y, weights=w, clinical=args.clinical, ci=True,
@@ -304,8 +304,8 @@ def _row_count(metrics: pd.DataFrame) -> int:
 def _report_dask(args: argparse.Namespace, progress: _Progress
                  ) -> tuple[pd.DataFrame, dict[str, Any], bytes, list[str], int]:
     """Metrics, curves, figure, warnings and row count of data read with Dask
-    (:mod:`locacal._cli_dask`)."""
-    from locacal._cli_dask import read_dask
+    (:mod:`locacal.cli.dask_input`)."""
+    from locacal.cli.dask_input import read_dask
 
     if args.method not in ("binning", "local"):
         raise InputError(f"--method {args.method} is not available with --dask; use binning "
@@ -330,9 +330,9 @@ def _report_dask(args: argparse.Namespace, progress: _Progress
 
 
 def _report(args: argparse.Namespace) -> None:
-    from locacal import __version__
-    from locacal._cli_dask import use_dask
-    from locacal._report_html import render_report
+    from locacal._version import __version__
+    from locacal.cli.dask_input import use_dask
+    from locacal.report.page import render_report
 
     _check_options(args)
     progress = _Progress(total=5 + len(args.score), quiet=args.quiet)

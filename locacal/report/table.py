@@ -2,7 +2,7 @@
 
 The metrics come from :func:`locacal.metrics.registry.evaluate`, which validates and sorts
 each score vector once; with ``ci=True`` the intervals and null expectations come from
-:mod:`locacal.metrics.report_intervals`.
+:mod:`locacal.report.intervals`.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from locacal._validation import (
     public_api,
 )
 from locacal.metrics.registry import METRICS, evaluate
-from locacal.metrics.report_intervals import bootstrap_intervals, null_means
+from locacal.report.intervals import bootstrap_intervals, null_means
 
 __all__ = ["CI_COLUMNS", "CLINICAL_COLUMNS", "EXPLAIN_COLUMNS", "REPORT_COLUMNS",
            "calibration_report", "explain_report"]
@@ -227,7 +227,7 @@ def calibration_report(scores: Any, labels: Any, *, true_p: Any = None, weights:
 
           - for the calibration errors, the refinement and CORP's dsc (nonnegative, of
             noisy bin or neighbourhood means, biased by about their spread:
-            :data:`locacal.metrics.report_intervals.BASIC_METRICS`), the basic interval
+            :data:`locacal.report.intervals.BASIC_METRICS`), the basic interval
             [2 value - q_hi, 2 value - q_lo] clipped at 0 (Davison & Hinkley 1997, §5.2;
             calib_err: the square root of calib_mse's). A calibration error of a finite
             sample overstates its population value, and its bootstrap replicates overstate
@@ -239,7 +239,7 @@ def calibration_report(scores: Any, labels: Any, *, true_p: Any = None, weights:
             for the ECE, mcb, LCS, WMSE and smooth ECE it falls short when the model is
             calibrated or nearly so (0.04 to 0.86 at level 0.9, n = 2000; reasons and
             numbers in
-            :func:`~locacal.metrics.report_intervals.interval_bounds`,
+            :func:`~locacal.report.intervals.interval_bounds`,
             benchmarks/coverage_report_ci.py): there, compare the value with ``null_mean``
             instead of asking whether the interval holds 0;
           - for the other metrics (Brier score, log loss, AUC, accuracy, calibration
@@ -251,7 +251,7 @@ def calibration_report(scores: Any, labels: Any, *, true_p: Any = None, weights:
           BCa intervals would need n jackknife evaluations of every metric and are not
           offered. ``n``, the number of rows, is not an estimate: its interval is [n, n];
         * ``null_mean``: for the calibration metrics
-          (:data:`locacal.metrics.report_intervals.NULL_METRICS`), the mean of the metric
+          (:data:`locacal.report.intervals.NULL_METRICS`), the mean of the metric
           over ``n_boot`` label vectors drawn as D*_i ~ Bernoulli(s_i) (consistency
           resampling, Bröcker & Smith 2007): the value a calibrated model with these same
           scores would show on average. An LCS or ECE is never 0 in a finite sample; an

@@ -25,20 +25,11 @@ import pandas as pd
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-__all__ = ["figure_html", "frame_html", "new_axes", "result_html"]
+__all__ = ["figure_html", "frame_html", "result_html"]
 
 #: Size (inches) and resolution of the inline figures: about 270 x 270 pixels, 15-30 kB.
 INLINE_SIZE = (3.4, 3.4)
 INLINE_DPI = 80
-
-
-def new_axes(ax: Axes | None, figsize: tuple[float, float] = (5.0, 5.0)) -> Axes:
-    """``ax`` itself, or the Axes of a new pyplot figure of ``figsize``."""
-    if ax is not None:
-        return ax
-    import matplotlib.pyplot as plt
-
-    return plt.subplots(figsize=figsize)[1]
 
 
 def figure_html(draw: Callable[[Axes], Any], *, alt: str,

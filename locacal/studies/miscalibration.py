@@ -69,7 +69,7 @@ class SimulationResult:
     metrics : DataFrame
         One row per (scenario, sample): ``transform`` ("alpha" or "gamma"), ``level`` (its
         value), ``alpha``, ``gamma``, ``sample`` (0-based replication index), then the columns
-        of :func:`locacal.metrics.calibration_report` (``true_mse``, ``brier``, ``lcs``,
+        of :func:`locacal.calibration_report` (``true_mse``, ``brier``, ``lcs``,
         ``ece``, ``qmse``, ``wmse``, ``accuracy``, ``sensitivity``, ``specificity``, ``auc``
         and the other metrics it reports).
     curves : DataFrame
@@ -104,7 +104,7 @@ class SimulationResult:
     def plot(self, ax: Axes | None = None, *, metric: str = "lcs") -> Axes:
         """Boxplots of ``metric`` over the samples, one box per scenario (α levels, then γ
         levels). Returns the Axes; :func:`plot_simulation_metrics` draws several metrics."""
-        from locacal._display import new_axes
+        from locacal.plotting import new_axes
 
         metrics = [c for c in self.metrics.columns if c not in (*_KEYS, "sample")]
         check_choice(metric, tuple(metrics), "metric")
@@ -118,7 +118,7 @@ class SimulationResult:
         return ax
 
     def _repr_html_(self) -> str:
-        from locacal._display import figure_html, frame_html, result_html
+        from locacal._repr import figure_html, frame_html, result_html
 
         shown = [c for c in (*CALIBRATION_METRICS, "auc") if c in self.metrics.columns]
         title = (f"SimulationResult &mdash; median over {self.metrics['sample'].nunique()} "
@@ -150,7 +150,7 @@ def _one_sample(index: int, seed: np.random.SeedSequence, scenarios: list[tuple[
                 n_obs: int, a: tuple[float, ...], threshold: float, nn: float
                 ) -> tuple[list[dict], list[pd.DataFrame], list[pd.DataFrame]]:
     from locacal.curves import calibration_curve
-    from locacal.metrics import calibration_report
+    from locacal.report.table import calibration_report
 
     rows, curves, hists = [], [], []
     for transform, level in scenarios:
@@ -195,7 +195,7 @@ def run_simulation(
     of ``n_samples`` samples of ``n_obs`` observations of
     :func:`locacal.simulate.logistic_dgp`, the scores p^u are assessed against the labels:
 
-    * every metric of :func:`locacal.metrics.calibration_report`: the true MSE
+    * every metric of :func:`locacal.calibration_report`: the true MSE
       (1/n) Σ (p_i − p^u_i)², the Brier score, ECE and QMSE (10 quantile bins), WMSE, the
       LCS (local regression of degree 0 on 15 % nearest neighbours, rectangular kernel), and
       accuracy, sensitivity and specificity at threshold τ and the AUC;
