@@ -25,10 +25,10 @@ from sklearn.isotonic import isotonic_regression
 from locacal._sufficient import CELLS, EDGES, ScoreStatistics
 from locacal._validation import check_choice, check_int, plain, warn
 from locacal.curves._base import BaseCalibrator
-from locacal.curves._bins import DEFAULT_BINS
 from locacal.curves.bands import proportion_band
 from locacal.curves.binning import BinningCalibrator
 from locacal.curves.local import DEFAULT_LOCAL
+from locacal.data.bins import DEFAULT_BINS
 from locacal.metrics.binned import calib_mse_from_bins, ece_from_bins
 
 __all__ = ["CELL_COLUMNS", "CELL_EXTRAS", "NOT_FROM_CELLS", "CellLocalCalibrator", "auc_with_bound",

@@ -66,11 +66,11 @@ from locacal._validation import (
     positive_weight_rows,
     warn,
 )
-from locacal.curves._bins import BinStatistics
 from locacal.curves._local_engine import local_params
 from locacal.curves._local_window import effective_count
 from locacal.curves.curve import SLIDES_GRID_SIZE, slides_grid
-from locacal.data.quantile import _POSITION_SLACK
+from locacal.data.bins import BinStatistics
+from locacal.data.quantile import _POSITION_SLACK, warn_tied_bins
 from locacal.density import (
     _SQRT_2PI,
     _nrd0_from_moments,
@@ -469,8 +469,7 @@ class ScoreStatistics:
         cut = np.unique(cells)
         cut = cut[cut < CELLS - 1]
         if cut.size < bins - 1:
-            warn(f"tied scores leave {cut.size + 1} distinct quantile bins of the {bins} "
-                 "requested")
+            warn_tied_bins(cut.size + 1, bins)
         return np.concatenate([[0], cut + 1, [CELLS]]), error
 
     def ece_quantile(self, bins: int = 10) -> tuple[float, float]:

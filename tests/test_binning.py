@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 import locacal
 from locacal._validation import CalibrationWarning
-from locacal.curves._bins import bin_statistics
+from locacal.data.bins import bin_statistics
 
 
 def test_adaptive_bins_follow_thesis_steps():

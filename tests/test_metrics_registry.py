@@ -1,7 +1,7 @@
 """The metric registry: one validated, sorted sample shared by every metric.
 
 The shared bins are checked against the independent implementation of
-:func:`locacal.curves._bins.bin_statistics` (bincount over unsorted rows), the Mann-Whitney
+:func:`locacal.data.bins.bin_statistics` (its function form), the Mann-Whitney
 AUC against scikit-learn, and every registry entry against its public function.
 """
 
@@ -17,7 +17,7 @@ from sklearn.metrics import roc_auc_score
 import locacal
 from locacal import metrics
 from locacal._validation import check_weights
-from locacal.curves._bins import bin_statistics
+from locacal.data.bins import bin_statistics
 from locacal.metrics._prepared import prepare
 from locacal.metrics.registry import METRICS, NEEDS, evaluate
 from locacal.recalibration.workflow import METRIC_COLUMNS

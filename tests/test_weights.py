@@ -17,9 +17,9 @@ from sklearn.base import clone
 from locacal import metrics
 from locacal._validation import check_weights
 from locacal.curves import BetaCalibrator, IsotonicCalibrator, PlattCalibrator, _kernel_sums
-from locacal.curves._bins import bin_statistics
 from locacal.curves._kernel_sums import kernel_regression
 from locacal.curves.local import local_estimate
+from locacal.data.bins import bin_statistics
 from locacal.data.quantile import quantile_type7
 from locacal.density import bw_nrd0, reflected_bandwidth, reflected_kde
 

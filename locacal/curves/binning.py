@@ -1,7 +1,7 @@
 """Calibration curve and recalibration map by binning: :class:`BinningCalibrator`.
 
 The bins themselves (uniform, quantile, adaptive; their conventions and sufficient
-statistics) are defined in :mod:`locacal.curves._bins`, which the binned metrics share.
+statistics) are defined in :mod:`locacal.data.bins`, which the binned metrics share.
 
 The pointwise band is a binomial interval for p_b on n_b observations (Kish's effective size
 (sum w)^2 / sum w^2 in place of n_b under weights): Wilson's by default, or
@@ -18,8 +18,8 @@ import numpy as np
 
 from locacal._validation import check_choice, check_int, plain
 from locacal.curves._base import BaseCalibrator
-from locacal.curves._bins import DEFAULT_BINS, STRATEGIES, bin_statistics, default_bin_size
 from locacal.curves.bands import proportion_band
+from locacal.data.bins import DEFAULT_BINS, STRATEGIES, bin_statistics, default_bin_size
 
 __all__ = ["BinningCalibrator"]
 

@@ -1,11 +1,13 @@
 """Empirical quantiles as R computes them by default (Hyndman & Fan type 7), with relative
-case weights."""
+case weights, and the breaks of quantile bins."""
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["normalised_weights", "quantile_type7"]
+from locacal._validation import warn
+
+__all__ = ["normalised_weights", "quantile_breaks", "quantile_type7", "warn_tied_bins"]
 
 #: Slack, relative to the number of weighted rows, with which a cumulative weight counts as
 #: having reached a position: it absorbs the rounding of the cumulative sum (about 1e-13
@@ -65,3 +67,22 @@ def quantile_type7(x_sorted: np.ndarray, w_sorted: np.ndarray | None,
     a = order_stat(lo)
     b = order_stat(lo + 1.0)
     return np.where(frac == 0, a, a + frac * (b - a))
+
+
+def quantile_breaks(quantiles: np.ndarray, bins: int) -> np.ndarray:
+    """The distinct values of ``quantiles`` (the breaks at probabilities ``(0:bins)/bins``),
+    ascending; warns (:func:`warn_tied_bins`) when ties leave fewer than ``bins`` bins.
+
+    The caller computes the quantiles (:func:`quantile_type7` on sorted scores, or
+    ``np.quantile`` by selection: type-7 quantiles are order statistics, the same either
+    way). A single distinct score gives one break, hence one bin.
+    """
+    breaks = np.unique(quantiles)
+    if breaks.size - 1 < bins:
+        warn_tied_bins(max(breaks.size - 1, 1), bins)
+    return breaks
+
+
+def warn_tied_bins(made: int, bins: int) -> None:
+    """The warning of every quantile binning whose ties leave ``made < bins`` bins."""
+    warn(f"tied scores leave {made} distinct quantile bins of the {bins} requested")

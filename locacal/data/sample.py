@@ -1,20 +1,25 @@
-"""The sample sorted once by score, with prefix sums: what every local fit starts from.
+"""The validated sample, and the sample sorted once by score with prefix sums.
 
-:func:`sort_sample` sorts validated scores, labels and weights by score (then label, then
-weight for tied rows), so that the sorted sequence, hence every result computed from it, does
-not depend on the order of the rows; :class:`SortedSample` holds the sorted arrays and caches
-their prefix sums, so that the sum of labels or weights over any run of sorted rows (the
-window of a nearest-neighbour fit) costs two lookups.
+:class:`Sample` holds validated scores, labels and weights in the rows' order and builds what
+several computations share on first use: the sorted sample, and by name in its ``cache``
+(the bins of :mod:`locacal.data.bins`, ...). :func:`sort_sample` sorts validated scores,
+labels and weights by score (then label, then weight for tied rows), so that the sorted
+sequence, hence every result computed from it, does not depend on the order of the rows;
+:class:`SortedSample` holds the sorted arrays and caches their prefix sums, so that the sum of
+labels or weights over any run of sorted rows (the window of a nearest-neighbour fit) costs
+two lookups.
 """
 
 from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any
 
 import numpy as np
 
-__all__ = ["SortedSample", "sort_sample"]
+__all__ = ["Sample", "SortedSample", "sort_sample"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -121,3 +126,41 @@ def _order_ties_by_weight(order: np.ndarray, keys: np.ndarray, weights: np.ndarr
     idx = np.flatnonzero(tied)
     sub = order[idx]
     order[idx] = sub[np.lexsort((weights[sub], keys[sub]))]
+
+
+class Sample:
+    """Validated scores, labels (0.0/1.0) and weights (None for unit weights, else all
+    positive: rows of weight zero are dropped before) in the rows' order.
+
+    The sorted sample (:attr:`sorted`) is built on first use; ``cache`` keeps other results
+    shared by the computations on the sample, by key (e.g. its bins, :mod:`locacal.data.bins`).
+    """
+
+    def __init__(self, scores: np.ndarray, labels: np.ndarray,
+                 weights: np.ndarray | None) -> None:
+        self.scores, self.labels, self.weights = scores, labels, weights
+        self.cache: dict[Any, Any] = {}
+
+    @property
+    def n(self) -> int:
+        return int(self.scores.size)
+
+    @cached_property
+    def unit_weights(self) -> np.ndarray:
+        return np.ones_like(self.scores) if self.weights is None else self.weights
+
+    @cached_property
+    def sorted(self) -> SortedSample:
+        """The sample sorted by score, ties by label then weight (:func:`sort_sample`)."""
+        return sort_sample(self.scores, self.labels, self.weights)
+
+    @cached_property
+    def sorted_y(self) -> np.ndarray:
+        """The labels of :attr:`sorted` as 0.0/1.0."""
+        return self.sorted.labels.astype(np.float64)
+
+    def mean(self, values: np.ndarray) -> float:
+        """Mean of ``values`` (rows' order), weighted by the sample's weights."""
+        if self.weights is None:
+            return float(np.mean(values))
+        return float(np.average(values, weights=self.weights))

@@ -13,9 +13,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from locacal.curves._bins import assign_bins, default_bin_size
 from locacal.curves._local_window import effective_count, fixed_or_nn_bandwidth, window_bounds
 from locacal.curves.curve import SLIDES_GRID_SIZE, slides_grid
+from locacal.data.bins import sorted_bins
 from locacal.density import reflected_kde_values
 from locacal.metrics.clinical import _chi_terms, _kish_weights, hosmer_lemeshow_groups
 from locacal.metrics.corp import TiedScores
@@ -79,9 +79,7 @@ def binned_batch(scores: np.ndarray, weights: np.ndarray | None, *,
     With L_b = sum_b w y, S_b = sum_b w s and W_b = sum_b w: ECE = sum_b |L_b - S_b| / W and
     QMSE = sum_b (L_b - S_b)^2 / W_b / W, over bins of positive weight.
     """
-    idx, _ = assign_bins(scores, np.zeros_like(scores), weights, "quantile", _ECE_BINS,
-                         default_bin_size(scores.size))
-    starts = np.flatnonzero(np.r_[True, idx[1:] != idx[:-1]])  # idx ascends with the scores
+    starts = sorted_bins(scores, weights, "quantile", _ECE_BINS).starts
     w = np.ones_like(scores) if weights is None else weights
     bin_weight = np.add.reduceat(w, starts)
     score_sum = np.add.reduceat(w * scores, starts)

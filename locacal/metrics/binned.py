@@ -21,7 +21,7 @@ from locacal._validation import (
     public_api,
     warn,
 )
-from locacal.curves._bins import BinStatistics
+from locacal.data.bins import BinStatistics
 from locacal.metrics._prepared import PreparedSample, prepare
 
 if TYPE_CHECKING:
