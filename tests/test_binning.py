@@ -1,5 +1,7 @@
 """Binning curves: the thesis's adaptive bins, R's quantile bins, uniform bins."""
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -52,6 +54,28 @@ def test_curve_evaluates_as_step_function_and_has_band():
     frame = c.to_frame()
     assert list(frame.columns) == ["score", "estimate", "lower", "upper", "count", "in_range",
                                    "method"]
+
+
+def test_curve_at_the_bin_centres_of_tied_adaptive_bins():
+    """Adaptive bins split a run of tied scores: every bin of that run has its centre on the
+    shared right edge, so the curve there is the first of those bins' mean label (as at any
+    score equal to the edge), not a later bin's, whatever the rounding of the bin's mean."""
+    rng = np.random.default_rng(3)
+    s = np.round(rng.beta(2, 5, size=100_000), 2)
+    y = (rng.uniform(size=s.size) < s).astype(float)
+    size = 316
+    c = locacal.calibration_curve(s, y, method="binning", strategy="adaptive", bin_size=size)
+    st_ = bin_statistics(s, y, strategy="adaptive", bin_size=size)
+    ordered = np.sort(s)
+    starts = np.arange(st_.count.size) * size
+    ends = np.append(starts[1:], s.size)
+    # exact means rounded once: at most the bin's right edge
+    exact = np.array([float(sum(map(Fraction, ordered[a:b].tolist())) / (b - a))
+                      for a, b in zip(starts, ends, strict=True)])
+    assert np.all(exact <= st_.upper)
+    expected = st_.mean_label[np.searchsorted(st_.upper, exact, side="left")]
+    np.testing.assert_array_equal(c.estimate, expected)
+    np.testing.assert_array_equal(c(c.grid), c.estimate)
 
 
 @pytest.mark.filterwarnings("ignore::locacal.CalibrationWarning")

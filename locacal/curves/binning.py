@@ -86,7 +86,9 @@ class BinningCalibrator(BaseCalibrator):
         return self.stats_.mean_label[self.stats_.assign(s)]
 
     def _default_grid(self) -> np.ndarray:
-        return self.stats_.mean_score
+        # a bin of tied scores has its mean at its right edge: rounding must not put the mean
+        # above the edge, which would send the grid point to the next bin
+        return np.minimum(self.stats_.mean_score, self.stats_.upper)
 
     def _has_pointwise_band(self) -> bool:
         return True
