@@ -40,7 +40,7 @@ from locacal._validation import (
     warn,
 )
 from locacal.curves._bins import STRATEGIES
-from locacal.curves._local_engine import EVALUATIONS
+from locacal.localfit import EVALUATIONS
 
 __all__ = ["SPLIT_EVERY", "has_dask", "is_dask", "lazy_predict", "statistics"]
 

@@ -14,9 +14,9 @@ from collections.abc import Callable
 import numpy as np
 
 from locacal.curves._bins import assign_bins, default_bin_size
-from locacal.curves._local_window import effective_count, fixed_or_nn_bandwidth, window_bounds
 from locacal.curves.curve import SLIDES_GRID_SIZE, slides_grid
 from locacal.density import reflected_kde_values
+from locacal.localfit._window import effective_count, fixed_or_nn_bandwidth, window_bounds
 from locacal.metrics.clinical import _chi_terms, _kish_weights, hosmer_lemeshow_groups
 from locacal.metrics.corp import TiedScores
 
