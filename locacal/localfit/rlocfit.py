@@ -47,8 +47,7 @@ from locacal.localfit._window import (
     warn_if_widened,
 )
 
-__all__ = ["LocfitCrashError", "LocfitFit", "RBackendUnavailable", "locfit_estimate",
-           "locfit_fit"]
+__all__ = ["LocfitCrashError", "LocfitFit", "RBackendUnavailable", "locfit_fit"]
 
 INSTALL_HINT = (
     "The locfit method needs R with the locfit package and rpy2 3.5.x: "
@@ -333,13 +332,3 @@ def _refuse_crashing_ties(scores: np.ndarray, settings: LocfitSettings) -> None:
             "process. Use method='local' (add evaluation='locfit' for locfit's "
             "interpolation), which handles tied scores without jitter."
         )
-
-
-def locfit_estimate(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray | None,
-                    points: np.ndarray, *, degree: int = 0, nn: float = 0.15,
-                    h: float = 0.0, kernel: str = "rect", maxk: int = 200,
-                    evaluation: str = "locfit") -> np.ndarray:
-    """Raw locfit estimate at ``points`` (unclipped), from R: ``locfit_fit(...).predict``."""
-    fit = locfit_fit(scores, labels, weights, degree=degree, nn=nn, h=h, kernel=kernel,
-                     maxk=maxk, evaluation=evaluation)
-    return fit.predict(points)
