@@ -94,7 +94,7 @@ from importlib import metadata, resources
 from pathlib import Path
 
 import locacal
-from locacal.curves.rlocfit import _bridge_file
+from locacal.localfit.rlocfit import _bridge_file
 
 checkout, venv = Path(sys.argv[1]).resolve(), Path(sys.prefix).resolve()
 package = Path(locacal.__file__).resolve().parent

@@ -23,7 +23,7 @@ import time
 import numpy as np
 
 from locacal.curves import LocalRegressionCalibrator
-from locacal.curves._local_window import KERNELS
+from locacal.localfit._window import KERNELS
 from tests.rhelpers import r_available, run_r
 
 LIMIT = 60.0

@@ -7,7 +7,7 @@ like a model with coarse scores), it prints the seconds, best of 3, of
 
 * ``native fit``: ``build_tree`` (locfit's tree, its vertex fits, interpolation tables);
 * ``native predict``: the tree at the m queries;
-* ``R fit``: :func:`locacal.curves.rlocfit.locfit_fit` (input checks, the crash check once,
+* ``R fit``: :func:`locacal.localfit.rlocfit.locfit_fit` (input checks, the crash check once,
   ``locfit()`` on the R thread);
 * ``R predict``: ``LocfitFit.predict`` (checks, ``np.unique``, R's ``predict`` at the unique
   queries, scatter back), split into ``python`` (all but the R call) and ``R`` (the call on
@@ -26,11 +26,11 @@ import time
 
 import numpy as np
 
-from locacal.curves import _rsession
-from locacal.curves._local_fit import LocalParams
-from locacal.curves._locfit_tree import build_tree
-from locacal.curves.rlocfit import locfit_fit
 from locacal.data.sample import sort_sample
+from locacal.localfit import _rthread
+from locacal.localfit._direct import LocalParams
+from locacal.localfit._tree import build_tree
+from locacal.localfit.rlocfit import locfit_fit
 
 COLUMNS = ["n", "m", "queries", "native fit", "native predict", "R fit", "R predict",
            "python", "R", "R all m", "max |diff|"]
@@ -57,8 +57,8 @@ def row(n: int, m: int, kind: str, rng: np.random.Generator) -> list:
     t_rfit, fit = best_of(lambda: locfit_fit(s, d))
     t_rpred, backend = best_of(lambda: fit.predict(q))
     unique = np.unique(q)
-    t_r, _ = best_of(lambda: _rsession.run(fit._predict_sorted, unique))
-    t_all, raw = best_of(lambda: _rsession.run(fit._predict_sorted, q))
+    t_r, _ = best_of(lambda: _rthread.run(fit._predict_sorted, unique))
+    t_all, raw = best_of(lambda: _rthread.run(fit._predict_sorted, q))
     assert np.array_equal(raw, backend)
     gap = float(np.max(np.abs(native - backend)))
     return [n, f"{m:.0e}", kind, t_nfit, t_npred, t_rfit, t_rpred, t_rpred - t_r, t_r, t_all,

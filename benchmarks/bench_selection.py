@@ -72,11 +72,11 @@ from pathlib import Path
 import numpy as np
 from scipy.special import expit, logit
 
-from locacal.curves._local_exact import ExactLocalMap
-from locacal.curves._local_fit import LocalParams
-from locacal.curves._local_influence import block_cache, fit_at_data
 from locacal.curves.selection import default_nn_grid, smoothing_table
 from locacal.data.sample import sort_sample
+from locacal.localfit._direct import LocalParams
+from locacal.localfit._influence import block_cache, fit_at_data
+from locacal.localfit._segment import ExactLocalMap
 from locacal.simulate import logistic_dgp
 
 GAMMAS = {"calibrated (gamma=1)": 1.0, "over-confident (gamma=2)": 2.0,

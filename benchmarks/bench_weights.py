@@ -6,12 +6,12 @@ in seconds, measured in the same run:
 * ``np.sort``: sorting the scores once, the floor any exact method pays;
 * ``wmse knn old``: the nearest-neighbour means of the weighted WMSE as they were computed
   before (one argsort of all distances per grid point, 101 points), kept here as the reference;
-* ``wmse knn new``: :func:`locacal.metrics.local._knn_means` (one sort, bisection per point),
+* ``wmse knn new``: :func:`locacal.localfit._knn.knn_means` (one sort, bisection per point),
   and the largest difference between the two;
 * ``wmse new``: the whole ``locacal.wmse`` with weights (density included);
 * ``kernel old``: the dense weighted Gaussian kernel fit at 100 points (O(n m), the former
   ``_weighted_kernel_fit``), local constant and local linear;
-* ``kernel new``: :func:`locacal.curves._kernel_sums.kernel_regression` at the same points
+* ``kernel new``: :func:`locacal.localfit._gauss.kernel_regression` at the same points
   (binned above 5e6 pairs), and the largest difference.
 
 Nothing is asserted: this prints a table. Usage: ``python benchmarks/bench_weights.py``
@@ -24,9 +24,10 @@ import time
 import numpy as np
 
 import locacal
-from locacal.curves._kernel_sums import kernel_regression
+from locacal.data.sample import sort_sample
 from locacal.density import bw_nrd0
-from locacal.metrics.local import _knn_means
+from locacal.localfit._gauss import kernel_regression
+from locacal.localfit._knn import knn_means
 
 
 def knn_means_old(scores, labels, weights, points, k):
@@ -81,7 +82,8 @@ def main() -> None:
         k = float(round(0.15 * n))
         rows = [("np.sort", timed(np.sort, s)[0], np.nan)]
         t_old, old = timed(knn_means_old, s, y, w_norm, grid, k)
-        t_new, new = timed(_knn_means, s, y, w_norm, grid, k)
+        t_new, new = timed(lambda s, y, w, k: knn_means(sort_sample(s, y, w), grid, k),
+                           s, y, w_norm, k)
         rows += [("wmse knn old", t_old, np.nan), ("wmse knn new", t_new,
                                                     np.max(np.abs(old - new)))]
         rows.append(("wmse new (whole)", timed(locacal.wmse, s, y, weights=w)[0], np.nan))

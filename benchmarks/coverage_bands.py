@@ -46,7 +46,7 @@ Measured (400 / 100 replications, 2026-11-23; mid, q01, q99):
 
   (pointwise 400 samples, MC s.e. 0.011; bootstrap 100 samples of n_boot = 200, s.e. 0.022;
   the bootstrap rows were measured with the refit path, before the counts-based resampling
-  of ``locacal.curves._local_resample``, which draws the same distribution.)
+  of ``locacal.localfit._resample``, which draws the same distribution.)
 * default from the cells (``--cells --settings default --reps 200``, 2026-11-23; the band
   Dask input gets, :class:`locacal._cells.CellLocalCalibrator`; MC s.e. 0.015):
 

@@ -39,8 +39,8 @@ from locacal._validation import (
     plain,
     warn,
 )
-from locacal.curves._local_engine import EVALUATIONS
 from locacal.data.bins import STRATEGIES
+from locacal.localfit import EVALUATIONS
 
 __all__ = ["SPLIT_EVERY", "has_dask", "is_dask", "lazy_predict", "statistics"]
 

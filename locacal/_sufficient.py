@@ -66,8 +66,6 @@ from locacal._validation import (
     positive_weight_rows,
     warn,
 )
-from locacal.curves._local_engine import local_params
-from locacal.curves._local_window import effective_count
 from locacal.curves.curve import SLIDES_GRID_SIZE, slides_grid
 from locacal.data.bins import BinStatistics
 from locacal.data.quantile import _POSITION_SLACK, warn_tied_bins
@@ -77,6 +75,7 @@ from locacal.density import (
     _weighted_moments,
     reflected_sum_from_mass,
 )
+from locacal.localfit import effective_count, local_params
 from locacal.metrics.binned import BrierDecomposition, calib_mse_from_bins, ece_from_bins
 from locacal.metrics.log_score import LOG_LOSS_EPS
 

@@ -24,7 +24,7 @@ from statsmodels.stats.proportion import proportion_confint
 
 import locacal
 from locacal import metrics
-from locacal.curves._kernel_sums import kernel_regression, kernel_var_factor
+from locacal.localfit._gauss import kernel_regression, kernel_var_factor
 from locacal.metrics.registry import METRICS, evaluate
 
 HUGE = 10**9

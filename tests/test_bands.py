@@ -10,7 +10,7 @@ from statsmodels.stats.proportion import proportion_confint
 
 import locacal
 from locacal.curves import METHODS, make_calibrator
-from locacal.curves._kernel_sums import kernel_regression, kernel_var_factor
+from locacal.localfit._gauss import kernel_regression, kernel_var_factor
 from locacal.simulate import logistic_dgp
 
 ALL_METHODS = [m for m in METHODS if m != "locfit"]  # locfit backend needs R; same band

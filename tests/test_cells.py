@@ -23,11 +23,11 @@ from locacal._cells import (
     wmse_with_bound,
 )
 from locacal._sufficient import ScoreStatistics
-from locacal.curves._local_engine import estimate_sorted, local_params
-from locacal.curves._local_fit import fit_points
 from locacal.curves.curve import slides_grid
 from locacal.curves.local import DEFAULT_LOCAL, SLIDES_LOCAL
 from locacal.data.sample import sort_sample
+from locacal.localfit import fit, local_params
+from locacal.localfit._direct import fit_points
 from locacal.report.table import REPORT_COLUMNS
 from locacal.simulate import logistic_dgp
 
@@ -47,7 +47,7 @@ def sample(request):
 def _exact_fit(s, y, w, grid, degree, nn, kernel):
     keep = slice(None) if w is None else w > 0
     sample = sort_sample(s[keep], y[keep], None if w is None else w[keep])
-    return estimate_sorted(sample, grid, local_params(degree, nn, None, kernel), "exact")
+    return fit(sample, grid, local_params(degree, nn, None, kernel)).value
 
 
 @pytest.mark.parametrize("degree", [0, 1])
@@ -336,7 +336,7 @@ def test_cell_local_calibrator_defaults_to_the_memory_curve(sample):
                                                 (1, "tricube")])
 @pytest.mark.parametrize("nn", [0.05, 0.3])
 def test_variance_factor_close_to_exact(sample, degree, kernel, nn):
-    """sum_i l_i(t)^2 of the binned fit against the exact fit's (locacal.curves._local_fit,
+    """sum_i l_i(t)^2 of the binned fit against the exact fit's (locacal.localfit._direct,
     the factor of the in-memory band, whose coverage benchmarks/coverage_bands.py measures).
     Degree 0 rect without weights takes the same window and weights: equal to rounding."""
     s, y, w, stats = sample

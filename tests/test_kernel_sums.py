@@ -5,10 +5,11 @@ import numpy as np
 import pytest
 from statsmodels.nonparametric.kernel_regression import KernelReg
 
-from locacal.curves import _kernel_sums
-from locacal.curves._kernel_sums import kernel_regression
+from locacal.data.sample import sort_sample
 from locacal.density import gauss_convolve_nodes
-from locacal.metrics.local import _knn_means
+from locacal.localfit import _gauss
+from locacal.localfit._gauss import kernel_regression
+from locacal.localfit._knn import knn_means
 
 
 def _data(n, seed):
@@ -38,9 +39,9 @@ def test_unit_weights_give_kernelreg(reg_type, bw):
 def test_binned_sums_are_within_their_stated_error(reg_type, bw):
     s, y, w = _data(30_000, 2)
     x = np.linspace(0, 1, 101)
-    exact = _kernel_sums._direct_sums(s, y, w, x, bw, reg_type)
-    est, bound = _kernel_sums._binned_sums(s, y, w, x, bw, reg_type, _kernel_sums.CELLS)
-    trusted = bound <= _kernel_sums.ROUNDING_TOLERANCE
+    exact = _gauss._direct_sums(s, y, w, x, bw, reg_type)
+    est, bound = _gauss._binned_sums(s, y, w, x, bw, reg_type, _gauss.CELLS)
+    trusted = bound <= _gauss.ROUNDING_TOLERANCE
     assert trusted.sum() >= 90
     # stated: about (delta/h)^2 / 8 relative on each sum, more for sums carried by data
     # several h away; measured <= 2.7e-7 absolute at h = 0.005 (bound 1.1e-6), 6e-8 at 0.02
@@ -53,8 +54,8 @@ def test_large_inputs_take_the_binned_path_and_far_points_are_exact(reg_type, mo
     s, y, w = _data(20_000, 3)
     s = 0.3 + 0.4 * s  # nothing below 0.3 nor above 0.7: 0 and 1 lie 60 h away
     x = np.r_[np.linspace(0, 1, 41), 0.0, 1.0]
-    exact = _kernel_sums._direct_sums(s, y, w, x, 0.005, reg_type)
-    monkeypatch.setattr(_kernel_sums, "EXACT_MAX_WORK", 1000)
+    exact = _gauss._direct_sums(s, y, w, x, 0.005, reg_type)
+    monkeypatch.setattr(_gauss, "EXACT_MAX_WORK", 1000)
     got = kernel_regression(s, y, w, x, 0.005, reg_type)
     assert np.all(np.isfinite(got))
     np.testing.assert_allclose(got, exact, rtol=0, atol=1e-6)
@@ -95,4 +96,5 @@ def test_weighted_nearest_neighbour_means_are_the_sorted_definition():
             inside, edge = d < h, d == h
             share = (k - w[inside].sum()) / w[edge].sum()
             expected.append((np.dot(w[inside], y[inside]) + share * np.dot(w[edge], y[edge])) / k)
-        np.testing.assert_allclose(_knn_means(s, y, w, taus, k), expected, rtol=1e-12)
+        np.testing.assert_allclose(knn_means(sort_sample(s, y, w), taus, k), expected,
+                                   rtol=1e-12)

@@ -6,10 +6,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import locacal
-from locacal.curves._local_engine import estimate_sorted, local_params
 from locacal.data.sample import sort_sample
-from locacal.metrics._lcs_unsorted import _Cells, lcs_unsorted, nearest_means
-from locacal.metrics.local import lcs_from_sorted
+from locacal.localfit import fit, local_params
+from locacal.localfit._selection import _Cells, nearest_means
+from locacal.metrics.lcs_wmse import lcs_from_sorted, lcs_unsorted
 
 
 def _sample(rng, n, digits=None):
@@ -32,7 +32,7 @@ def test_nearest_means_are_the_sorted_fit_bit_for_bit(seed, n, digits, nn):
     points = np.unique(np.concatenate([[0.0, 1.0], rng.choice(s, 5), rng.uniform(size=5),
                                        np.linspace(0, 1, 11)]))
     got = nearest_means(s, y, points, nn, max_share=np.inf)
-    expected = estimate_sorted(sort_sample(s, y, None), points, local_params(nn=nn))
+    expected = fit(sort_sample(s, y, None), points, local_params(nn=nn)).value
     np.testing.assert_array_equal(got, expected)
 
 

@@ -15,12 +15,12 @@ from hypothesis import strategies as st
 import locacal
 from locacal._validation import CalibrationWarning
 from locacal.curves import calibration_curve
-from locacal.curves._local_fit import LocalParams, fit_points
-from locacal.curves._local_solve import jacobi_eigen
-from locacal.curves._local_window import kernel_weights, nn_distance, window_bounds
 from locacal.curves.curve import slides_grid
 from locacal.curves.local import local_estimate
 from locacal.data.sample import sort_sample
+from locacal.localfit._direct import LocalParams, fit_points
+from locacal.localfit._solve import jacobi_eigen
+from locacal.localfit._window import kernel_weights, nn_distance, window_bounds
 
 KERNELS = ("rect", "tricube", "gauss", "epan")
 

@@ -25,9 +25,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from locacal.curves._local_exact import ExactLocalMap
-from locacal.curves._local_fit import LocalParams, fit_points
 from locacal.data.sample import sort_sample
+from locacal.localfit._direct import LocalParams, fit_points
+from locacal.localfit._segment import ExactLocalMap
 
 KERNELS = ("rect", "tricube", "epan")
 NN = (0.05, 0.15, 0.5, 1.0)

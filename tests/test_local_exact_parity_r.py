@@ -17,9 +17,9 @@ import itertools
 import numpy as np
 import pytest
 
-from locacal.curves._local_exact import ExactLocalMap
-from locacal.curves._local_fit import LocalParams
 from locacal.data.sample import sort_sample
+from locacal.localfit._direct import LocalParams
+from locacal.localfit._segment import ExactLocalMap
 from tests.rhelpers import run_r
 from tests.test_local_parity_r import NN, R_EXACT, R_KERNELS, _r_args, _undefined_in_r
 

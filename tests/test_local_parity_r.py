@@ -27,11 +27,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from locacal.curves._local_fit import LocalParams, fit_points
-from locacal.curves._local_window import fixed_or_nn_bandwidth, nn_count
-from locacal.curves._locfit_tree import build_tree
 from locacal.curves.curve import slides_grid
 from locacal.data.sample import sort_sample
+from locacal.localfit._direct import LocalParams, fit_points
+from locacal.localfit._tree import build_tree
+from locacal.localfit._window import fixed_or_nn_bandwidth, nn_count
 from tests.rreference import r_reference
 
 R_KERNELS = {"rect": "rect", "tricube": "tcub", "gauss": "gauss", "epan": "epan"}

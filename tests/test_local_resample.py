@@ -1,4 +1,4 @@
-"""Resampled local fits from multinomial counts (locacal.curves._local_resample) equal refits
+"""Resampled local fits from multinomial counts (locacal.localfit._resample) equal refits
 on the resampled rows; the local calibrator's bands use them."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ import pytest
 from sklearn.base import clone
 
 import locacal
-from locacal.curves._local_fit import LocalParams, fit_points
-from locacal.curves._local_resample import resample_counts, resampled_fits
 from locacal.data.sample import sort_sample
+from locacal.localfit._direct import LocalParams, fit_points
+from locacal.localfit._resample import resample_counts, resampled_fits
 from locacal.simulate import logistic_dgp
 
 # (degree, kernel, nn, h): spans, a fixed bandwidth (empty windows: NaN), both, h = 0

@@ -14,15 +14,15 @@ import pytest
 
 from locacal._validation import CalibrationWarning
 from locacal.curves import calibration_curve
-from locacal.curves._local_fit import LocalParams
-from locacal.curves._locfit_tree import (
+from locacal.curves.curve import slides_grid
+from locacal.data.sample import sort_sample
+from locacal.localfit._direct import LocalParams
+from locacal.localfit._tree import (
     build_tree,
     locfit_tree_would_crash,
     stack_depth_limit,
     vertex_budget,
 )
-from locacal.curves.curve import slides_grid
-from locacal.data.sample import sort_sample
 from tests.rhelpers import run_r
 from tests.rreference import r_reference
 

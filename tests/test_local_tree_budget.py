@@ -7,15 +7,15 @@ import numpy as np
 import pytest
 
 import locacal
-from locacal.curves._local_fit import LocalParams
-from locacal.curves._locfit_tree import (
+from locacal.data.sample import sort_sample
+from locacal.localfit._direct import LocalParams
+from locacal.localfit._tree import (
     TREE_VERTEX_FLOOR,
     build_tree,
     locfit_tree_would_crash,
     tree_vertex_cap,
     vertex_budget,
 )
-from locacal.data.sample import sort_sample
 
 
 def _data(n: int = 2000, seed: int = 0):

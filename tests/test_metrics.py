@@ -7,7 +7,8 @@ from hypothesis import strategies as st
 
 from locacal import metrics
 from locacal._validation import CalibrationWarning
-from locacal.metrics.local import _knn_means
+from locacal.data.sample import sort_sample
+from locacal.localfit._knn import knn_means
 
 
 def test_brier_closed_forms():
@@ -121,7 +122,7 @@ def test_knn_means_share_boundary_ties_fractionally():
     y = np.array([1.0, 0.0, 1.0, 0.0, 1.0])
     # k = 3 nearest to 0.5: 0.5 (distance 0), then 0.4 and the two 0.6 tie at 0.1:
     # 0.4 and each 0.6 share the remaining 2 places: (0 + 2/3 * (1 + 1 + 0)) / 3
-    got = _knn_means(s, y, None, np.array([0.5]), 3)
+    got = knn_means(sort_sample(s, y, None), np.array([0.5]), 3)
     np.testing.assert_allclose(got, [(0 + 2 / 3 * 2) / 3])
 
 
@@ -147,5 +148,5 @@ def test_knn_means_integer_weights_equal_duplicated_rows(seed):
     dup = np.repeat(np.arange(80), w)
     taus = np.linspace(0, 1, 21)
     k = float(rng.integers(1, w.sum() + 1))
-    np.testing.assert_allclose(_knn_means(s, y, w.astype(float), taus, k),
-                               _knn_means(s[dup], y[dup], None, taus, k), rtol=1e-12)
+    np.testing.assert_allclose(knn_means(sort_sample(s, y, w.astype(float)), taus, k),
+                               knn_means(sort_sample(s[dup], y[dup], None), taus, k), rtol=1e-12)

@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from locacal import metrics
+from locacal.data.sample import sort_sample
 from locacal.density import reflected_bandwidth, reflected_kde
-from locacal.metrics.local import _knn_means
+from locacal.localfit._knn import knn_means
 from tests.rreference import r_reference
 
 SOURCE = 'source("r_scripts/calibration_metrics_2024.R")\n'
@@ -85,7 +86,7 @@ def test_knn_means_and_wmse_match_r(n, seed):
     # continuous scores: no tied distances, R's rule is exact
     s, y, taus = arrays["s"], arrays["d"], arrays["taus"]
     k = float(np.round(n * 0.15))
-    np.testing.assert_allclose(_knn_means(s, y, None, taus, k), r["means"], rtol=0,
+    np.testing.assert_allclose(knn_means(sort_sample(s, y, None), taus, k), r["means"], rtol=0,
                                atol=1e-15)
     # only the density weights differ (R's binned density, see above): measured relative
     # difference <= 3.6e-4 on these samples (<= 3e-3 on earlier ones)

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 import locacal
-from locacal.curves import _rsession, rlocfit
-from locacal.curves._locfit_tree import locfit_tree_would_crash
+from locacal.localfit import _rthread, rlocfit
+from locacal.localfit._tree import locfit_tree_would_crash
 from tests.rhelpers import run_r
 
 ENV = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
@@ -38,7 +38,7 @@ def test_missing_rpy2_raises_an_import_error_saying_what_to_install():
     code = textwrap.dedent("""
         import sys
         import numpy as np, locacal
-        from locacal.curves.rlocfit import RBackendUnavailable
+        from locacal.localfit.rlocfit import RBackendUnavailable
         sys.modules["rpy2.rinterface"] = None  # import fails
         s = np.linspace(0, 1, 100)
         try:
@@ -125,7 +125,7 @@ def _fits_in_r() -> list[str]:
     def names():
         bridge = rlocfit._bridge()
         return list(bridge.ri.evalr("ls(locacal_fits)"))
-    return _rsession.run(names)
+    return _rthread.run(names)
 
 
 @pytest.mark.r
@@ -150,7 +150,7 @@ def test_crashing_ties_raise_instead_of_killing_the_process():
     # a subprocess: if the guard failed, only the child would die.
     code = textwrap.dedent("""
         import numpy as np, locacal
-        from locacal.curves.rlocfit import LocfitCrashError
+        from locacal.localfit.rlocfit import LocfitCrashError
         rng = np.random.default_rng(3)
         s = np.r_[np.full(400, 0.5), rng.uniform(size=1600)]
         y = (rng.uniform(size=2000) < s).astype(float)
@@ -168,7 +168,7 @@ def test_crashing_ties_raise_instead_of_killing_the_process():
 UNGUARDED_TIE = textwrap.dedent("""
     import sys
     import numpy as np
-    from locacal.curves.rlocfit import LocfitFit, locfit_settings
+    from locacal.localfit.rlocfit import LocfitFit, locfit_settings
     rng = np.random.default_rng(1)
     s = np.concatenate([[0.0, 1.0], np.full(400, 0.5), rng.uniform(size=598)])
     y = (rng.uniform(size=1000) < s).astype(float)
@@ -192,7 +192,7 @@ def test_stack_overflow_depth_on_the_r_thread_is_predicted(maxk, outcome):
                         np.random.default_rng(1).uniform(size=598)])
     reason = locfit_tree_would_crash(
         s, nn=0.15, maxk=maxk,
-        stack_bytes=_rsession.STACK_BYTES - rlocfit.STACK_RESERVE_BYTES)
+        stack_bytes=_rthread.STACK_BYTES - rlocfit.STACK_RESERVE_BYTES)
     assert reason is not None and outcome in reason
     out = subprocess.run([sys.executable, "-c", UNGUARDED_TIE, str(maxk)], capture_output=True,
                          text=True, timeout=300, env=ENV)

@@ -1,6 +1,6 @@
 """R's locfit from any thread or worker process: the same numbers, and the process survives.
 
-R runs on locacal's one big-stack R thread (locacal/curves/_rsession.py) whoever calls. Before
+R runs on locacal's one big-stack R thread (locacal/localfit/_rthread.py) whoever calls. Before
 that, a call from a thread with a 512 KiB stack killed the process (SIGSEGV, exit 139) and a
 call from a second thread raised rpy2's NotImplementedError. Each scenario runs in a child
 process, since a failure would be a segfault; the child compares every result with the one
@@ -23,7 +23,7 @@ COMMON = textwrap.dedent("""
     import threading
     import numpy as np
     import locacal
-    from locacal.curves.rlocfit import locfit_fit
+    from locacal.localfit.rlocfit import locfit_fit
 
     def numbers(seed=0):
         rng = np.random.default_rng(seed)

@@ -9,15 +9,15 @@ import pytest
 
 from locacal._validation import check_weights
 from locacal.curves import LocalRegressionCalibrator, smoothing_table
-from locacal.curves._local_blocks import block_level
-from locacal.curves._local_exact import ExactLocalMap
-from locacal.curves._local_fit import LocalParams
-from locacal.curves._local_influence import block_cache, fit_at_data
-from locacal.curves._local_solve import newton_step
-from locacal.curves._local_window import effective_count, fixed_or_nn_bandwidth, window_bounds
 from locacal.curves.local import local_estimate
 from locacal.curves.selection import default_nn_grid
 from locacal.data.sample import sort_sample
+from locacal.localfit._blocks import block_level
+from locacal.localfit._direct import LocalParams
+from locacal.localfit._influence import block_cache, fit_at_data
+from locacal.localfit._segment import ExactLocalMap
+from locacal.localfit._solve import newton_step
+from locacal.localfit._window import effective_count, fixed_or_nn_bandwidth, window_bounds
 from tests.rreference import r_reference
 
 matplotlib.use("Agg")
@@ -164,7 +164,7 @@ def test_validation():
 
 @pytest.mark.parametrize("data", ["continuous", "tied", "weighted", "point_mass"])
 def test_block_sums_equal_tree_sums(data):
-    """The at-data sums of the in-block prefix scheme (locacal.curves._local_blocks) against
+    """The at-data sums of the in-block prefix scheme (locacal.localfit._blocks) against
     the segment tree's, for spans, fixed bandwidths and both; and with blocks too long for
     the windows (forced level), the flagged points fall back to the tree."""
     rng = np.random.default_rng(5)

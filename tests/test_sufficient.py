@@ -12,11 +12,11 @@ from hypothesis import strategies as st
 
 import locacal
 from locacal._sufficient import CELLS, EDGES, ScoreStatistics, cell_index
-from locacal.curves._local_engine import estimate_sorted, local_params
 from locacal.curves.curve import slides_grid
 from locacal.data.quantile import quantile_type7
 from locacal.data.sample import sort_sample
 from locacal.density import _reflected_quartiles, reflected_kde_values
+from locacal.localfit import fit, local_params
 from locacal.simulate import logistic_dgp
 
 DELTA = 1.0 / CELLS
@@ -127,8 +127,8 @@ def test_local_constant_within_its_bound(sample, nn):
     s, y, w, stats = sample
     keep = slice(None) if w is None else w > 0
     grid = slides_grid(s[keep], 100)
-    exact = estimate_sorted(sort_sample(s[keep], y[keep], None if w is None else w[keep]),
-                            grid, local_params(0, nn, None, "rect"), "exact")
+    exact = fit(sort_sample(s[keep], y[keep], None if w is None else w[keep]),
+                grid, local_params(0, nn, None, "rect")).value
     binned, bound = stats.local_constant(grid, nn)
     err = np.abs(binned - exact)
     assert np.all(err <= bound * (1 + 1e-9) + 1e-14)

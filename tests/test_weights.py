@@ -16,12 +16,13 @@ from sklearn.base import clone
 
 from locacal import metrics
 from locacal._validation import check_weights
-from locacal.curves import BetaCalibrator, IsotonicCalibrator, PlattCalibrator, _kernel_sums
-from locacal.curves._kernel_sums import kernel_regression
+from locacal.curves import BetaCalibrator, IsotonicCalibrator, PlattCalibrator
 from locacal.curves.local import local_estimate
 from locacal.data.bins import bin_statistics
 from locacal.data.quantile import quantile_type7
 from locacal.density import bw_nrd0, reflected_bandwidth, reflected_kde
+from locacal.localfit import _gauss
+from locacal.localfit._gauss import kernel_regression
 
 pytestmark = [pytest.mark.filterwarnings("error::RuntimeWarning"),
               pytest.mark.filterwarnings("ignore::locacal.CalibrationWarning")]
@@ -153,8 +154,8 @@ def test_kernel_regression_and_local_fits_do_not_change_when_weights_are_scaled(
     x = np.linspace(0, 1, 15)
     _close(kernel_regression(s, y, w * c, x, 0.05, reg_type),
            kernel_regression(s, y, w, x, 0.05, reg_type))
-    a, bound_a = _kernel_sums._binned_sums(s, y, w * c, x, 0.05, reg_type, 2**12)
-    b, bound_b = _kernel_sums._binned_sums(s, y, w, x, 0.05, reg_type, 2**12)
+    a, bound_a = _gauss._binned_sums(s, y, w * c, x, 0.05, reg_type, 2**12)
+    b, bound_b = _gauss._binned_sums(s, y, w, x, 0.05, reg_type, 2**12)
     # each binned estimate is within its stated FFT-rounding bound of the exact binned value,
     # so the two differ by at most the sum of the bounds: 1e-13 inside the data, but 3e-7 for
     # a local line 2.4 bandwidths beyond the largest score (seed 557, c = 3: 2.2e-9 there, where

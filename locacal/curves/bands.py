@@ -43,7 +43,7 @@
 The resampled bands are drawn by :func:`locacal.curves._base.resampled_band`, beside the
 calibrators' base class. The local-regression calibrator (native, exact evaluation, a fixed
 span) computes all resamples at once from multinomial counts
-(:mod:`locacal.curves._local_resample`); every other calibrator refits a clone per resample,
+(:mod:`locacal.localfit._resample`); every other calibrator refits a clone per resample,
 with a progress bar (``tqdm.auto``) when ``n_boot * n`` exceeds
 :data:`locacal.curves._base.PROGRESS_THRESHOLD`. Refits that fail (e.g. a logistic fit on
 a resample holding one class) are dropped and counted in a

@@ -64,10 +64,10 @@ from locacal._validation import (
     warn,
 )
 from locacal.curves._base import BaseCalibrator
-from locacal.curves._local_influence import fit_at_data
 from locacal.curves.curve import CalibrationCurve, slides_grid
 from locacal.data.sample import sort_sample
 from locacal.density import reflected_kde_values
+from locacal.localfit import fit
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -180,7 +180,8 @@ def degrees_of_freedom(estimator: BaseCalibrator) -> float:
         method == "lowess" and not estimator.statsmodels_)
     if linear and estimator.params_.kernel != "gauss":
         # tr(L) = sum_i L_ii, the influence of each row at its own score (O(n log n))
-        return float(np.sum(fit_at_data(estimator.sample_, estimator.params_).influence))
+        at_data = fit(estimator.sample_, "data", estimator.params_, outputs=("influence",))
+        return float(np.sum(at_data.influence))
     return float("nan")
 
 

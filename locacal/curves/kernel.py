@@ -8,9 +8,9 @@ import numpy as np
 
 from locacal._validation import check_bandwidth, check_choice
 from locacal.curves._base import BaseCalibrator
-from locacal.curves._kernel_sums import kernel_regression, kernel_var_factor
 from locacal.curves.bands import proportion_band
 from locacal.density import bw_nrd0
+from locacal.localfit import GaussianKernel, fit
 
 __all__ = ["KernelCalibrator"]
 
@@ -30,7 +30,7 @@ class KernelCalibrator(BaseCalibrator):
     with :math:`K_i = \phi((s_i - t) / b)`: the estimators of statsmodels' ``KernelReg``
     (``reg_type="lc"`` / ``"ll"``), with case weights. Without weights the numbers equal
     ``KernelReg``'s (tested). Prediction is O(n log n + m): exact kernel sums for small
-    problems, binned sums with an FFT beyond (:func:`~locacal.curves._kernel_sums.
+    problems, binned sums with an FFT beyond (:func:`~locacal.localfit._gauss.
     kernel_regression`, error about (delta/b)^2 / 8 relative, delta = 2^-16).
 
     Parameters
@@ -59,7 +59,7 @@ class KernelCalibrator(BaseCalibrator):
     (S_0 S_2 - S_1^2)` (ll); the pointwise band of :meth:`curve` is the binomial interval at
     the effective size :math:`1 / \sum_i l_i(t)^2` (:mod:`locacal.curves.bands`). Both
     the estimate and the sum take each point's kernel weights divided by the largest (on the
-    log scale, :func:`~locacal.curves._kernel_sums.kernel_var_factor`), so a bandwidth far
+    log scale, :func:`~locacal.localfit._gauss.kernel_var_factor`), so a bandwidth far
     below the gaps between the scores gives, at every point, the mean label of the nearest
     scores and the binomial interval of their number, never 0 / 0.
 
@@ -98,17 +98,19 @@ class KernelCalibrator(BaseCalibrator):
         self.scores_, self.labels_, self.weights_ = s, y, w
 
     def _predict(self, s: np.ndarray) -> np.ndarray:
-        raw = kernel_regression(self.scores_, self.labels_, self.weights_, s, self.bandwidth_,
-                                self.reg_type)
+        raw = fit(self._rows(), s, GaussianKernel(self.bandwidth_, self.reg_type)).value
         return np.clip(raw, 0.0, 1.0) if self.clip else raw
+
+    def _rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        return self.scores_, self.labels_, self.weights_
 
     def _has_pointwise_band(self) -> bool:
         return True
 
     def _pointwise_band(self, grid: np.ndarray, estimate: np.ndarray, level: float,
                         interval: str) -> tuple[np.ndarray, np.ndarray]:
-        var_factor = kernel_var_factor(self.scores_, self.weights_, grid, self.bandwidth_,
-                                       self.reg_type)
+        var_factor = fit(self._rows(), grid, GaussianKernel(self.bandwidth_, self.reg_type),
+                         outputs=("var_factor",)).var_factor
         return proportion_band(estimate, var_factor, level, interval)
 
     def _curve_params(self) -> dict[str, Any]:

@@ -19,9 +19,9 @@ reproduces locfit without R:
 * **solution**: locfit's (one Newton step from the local mean, eigen-solver with its
   tolerance), which defines the answer in windows with fewer distinct scores than
   ``degree + 1``: one distinct score gives its mean at every degree; two distinct scores at
-  degree 2 give locfit's scaled minimum-norm answer (see :mod:`._local_solve`);
+  degree 2 give locfit's scaled minimum-norm answer (see :mod:`locacal.localfit._solve`);
 * ``evaluation="exact"`` fits at each requested point; ``evaluation="locfit"`` reproduces
-  locfit's adaptive evaluation tree and its interpolation (:mod:`._locfit_tree`), i.e. the
+  locfit's adaptive evaluation tree and its interpolation (:mod:`locacal.localfit._tree`), i.e. the
   numbers ``predict(locfit(...), newdata = grid)`` prints, without its crash on heavily tied
   scores.
 
@@ -32,7 +32,7 @@ decision-tree-like tied scores and scores with exact 0s and 1s; tree evaluation 
 bit except degree 0 with the rectangular kernel (within 2e-15, locfit adds a rounding-level
 Newton correction to the window mean). Beyond 1e6 rows read per call, sums switch from
 locfit's order to faster pairwise sums and degree-2 answers move by locfit's own solver
-error (~1e-10, see :mod:`._local_fit`).
+error (~1e-10, see :mod:`locacal.localfit._direct`).
 
 References
 ----------
@@ -49,40 +49,30 @@ from typing import Any
 
 import numpy as np
 
-from locacal._validation import (
-    check_choice,
-    warn,
-)
+from locacal._validation import check_choice, warn
 from locacal.curves._base import BaseCalibrator
-from locacal.curves._local_engine import (
+from locacal.curves.bands import proportion_band
+from locacal.data.sample import sort_sample
+from locacal.localfit import (
+    BACKENDS,
     EVALUATIONS,
+    LocalFits,
     check_maxk,
-    estimate_sorted,
-    local_estimate,
+    fit,
     local_params,
+    resamples,
+    warn_if_widened,
     warn_undefined,
 )
-from locacal.curves._local_exact import ExactLocalMap
-from locacal.curves._local_fit import SEQUENTIAL_BUDGET, LocalParams, fit_points
-from locacal.curves._local_window import warn_if_widened
-from locacal.curves._locfit_tree import build_tree
-from locacal.curves.bands import proportion_band
-from locacal.data.sample import SortedSample, sort_sample
 
 __all__ = [
-    "BACKENDS",
     "DEFAULT_LOCAL",
-    "EVALUATIONS",
     "SLIDES_LOCAL",
     "LocalRegressionCalibrator",
-    "estimate_sorted",
-    "exact_fit",
     "local_estimate",
-    "local_params",
     "tabulate_local_fit",
 ]
 
-BACKENDS = ("native", "locfit")
 #: Smoothing settings of ``LocalRegressionCalibrator()`` and ``calibration_curve(s, d)``:
 #: local-linear, tricube kernel, 15 % nearest neighbours. Degree 1 has no boundary bias
 #: of order h (at the lowest score the local mean averages g over a one-sided window: with
@@ -133,7 +123,7 @@ class LocalRegressionCalibrator(BaseCalibrator):
     backend : {"native", "locfit"}, default "native"
         ``"native"``: no R needed. ``"locfit"``: R's locfit through rpy2 (``pip install
         'locacal[r]'`` and R with locfit); data that would crash R's tree raise
-        :class:`~locacal.curves.rlocfit.LocfitCrashError` instead of killing the process.
+        :class:`~locacal.localfit.rlocfit.LocfitCrashError` instead of killing the process.
         Both check ``nn`` by the same rules: ``n * nn < 1`` raises the neighbourhood to the
         nearest score(s) with a warning, except that R refuses (ValueError) a single
         neighbour under the tricube or epan kernel, which would give it weight 0.
@@ -153,13 +143,12 @@ class LocalRegressionCalibrator(BaseCalibrator):
         The span and bandwidth used (the selected one when ``nn`` or ``h`` names a criterion).
     smoothing_table_ : SmoothingTable or None
         The criteria over the grid, when ``nn`` or ``h`` names a criterion.
-    tree_ : LocfitTree or None
-        locfit's evaluation tree (``evaluation="locfit"``, native backend).
-    exact_map_ : ExactLocalMap
-        The exact fit at any number of new scores (``evaluation="exact"``): every distinct
-        new score is fitted, nothing is interpolated (:func:`exact_fit`).
-    locfit_ : LocfitFit or None
-        R's fit (``backend="locfit"``), made once; it pickles and refits in R when needed.
+    structures_ : dict
+        What :func:`locacal.localfit.fit` prepared for this sample and reuses: locfit's
+        evaluation tree (``evaluation="locfit"``, native backend), R's fit
+        (``backend="locfit"``, made once; it pickles and refits in R when needed), the
+        segment trees of the exact fit at many new scores (every distinct new score is
+        fitted, nothing is interpolated).
 
     Notes
     -----
@@ -227,30 +216,22 @@ class LocalRegressionCalibrator(BaseCalibrator):
         check_choice(self.backend, BACKENDS, "backend")
         check_maxk(self.maxk)
         self.sample_ = sort_sample(s, y, w)
-        self.tree_ = self.locfit_ = None
-        if self.backend == "locfit":  # locfit_fit checks the neighbourhood as below
-            from locacal.curves.rlocfit import locfit_fit
-
-            sample, p = self.sample_, self.params_
-            self.locfit_ = locfit_fit(sample.scores, sample.labels.astype(np.float64),
-                                      sample.weights, degree=p.degree, nn=p.nn,
-                                      h=p.h or 0.0, kernel=p.kernel, maxk=self.maxk,
-                                      evaluation=self.evaluation)
-            self.locfit_.predict(sample.scores[:1])  # R reports bad data here, at fit time
-        else:
+        if self.backend == "native":  # R's locfit_fit checks the neighbourhood likewise
             warn_if_widened(self.sample_.n, self.params_.nn, self.params_.h)
-            if self.evaluation == "locfit":
-                self.tree_ = build_tree(self.sample_, self.params_)
-                _warn_unsplittable(self.tree_.unsplittable)
-        self.exact_map_ = ExactLocalMap(self.sample_, self.params_, clip=False)
+        self.structures_: dict = {}
+        # builds the tree or R's fit once; R reports bad data here, at fit time
+        _warn_unsplittable(self._fits(self.sample_.scores[:1]).unsplittable)
+
+    def _fits(self, points: np.ndarray, outputs: tuple[str, ...] = ("value",),
+              many_points: bool = False) -> LocalFits:
+        return fit(self.sample_, points, self.params_, outputs=outputs,
+                   structure="tree" if self.evaluation == "locfit" else "exact",
+                   backend=self.backend, maxk=self.maxk, many_points=many_points,
+                   cache=self.structures_)
 
     def _raw(self, s: np.ndarray) -> np.ndarray:
         """Unclipped fitted map at validated scores."""
-        if self.locfit_ is not None:
-            return self.locfit_.predict(s)
-        if self.tree_ is not None:
-            return self.tree_(s)
-        return exact_fit(self.sample_, self.params_, self.exact_map_, s)
+        return self._fits(s, many_points=True).value
 
     def _finish(self, raw: np.ndarray) -> np.ndarray:
         warn_undefined(raw)
@@ -264,22 +245,20 @@ class LocalRegressionCalibrator(BaseCalibrator):
 
     def _resampled_draws(self, grid: np.ndarray, kind: str, n_boot: int,
                          rng: np.random.Generator) -> np.ndarray | None:
-        """All resamples at once (:mod:`._local_resample`) for the native exact fit with a
-        fixed span; a span chosen by a criterion is re-chosen per resample (refits)."""
+        """All resamples at once (:mod:`locacal.localfit._resample`) for the native exact fit
+        with a fixed span; a span chosen by a criterion is re-chosen per resample (refits)."""
         if (self.backend != "native" or self.evaluation != "exact"
                 or self.smoothing_table_ is not None):
             return None
-        from locacal.curves._local_resample import resampled_draws
-
-        raw = resampled_draws(self.sample_, self.params_, grid, kind, n_boot, rng)
+        raw = np.concatenate([fit(self.sample_, grid, self.params_, copies=copies,
+                                  events=events).value
+                              for copies, events in resamples(self.sample_, kind, n_boot, rng)])
         return np.clip(raw, 0.0, 1.0) if self.clip else raw
 
     def _tabulate(self, grid: np.ndarray, band: str | None, level: float,
                   interval: str) -> tuple[np.ndarray, ...]:
-        exact = self.tree_ is None and self.backend == "native"
-        return tabulate_local_fit(self.sample_, self.params_, grid, band, level,
-                                  raw=None if exact else self._raw(grid), clip=self.clip,
-                                  interval=interval)
+        fits = self._fits(grid, ("value", "var_factor", "count"))
+        return tabulate_local_fit(fits, grid, band, level, clip=self.clip, interval=interval)
 
     def _curve_params(self) -> dict[str, Any]:
         params = {"degree": self.params_.degree, "nn": self.params_.nn, "h": self.params_.h,
@@ -289,38 +268,47 @@ class LocalRegressionCalibrator(BaseCalibrator):
         return params
 
 
-def exact_fit(sample: SortedSample, params: LocalParams, exact_map: ExactLocalMap,
-              points: np.ndarray) -> np.ndarray:
-    """The exact local fit at ``points`` (no interpolation), by the cheaper exact route.
+def local_estimate(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray | None,
+                   points: np.ndarray, *, degree: int = 0, nn: float | None = 0.15,
+                   h: float | None = None, kernel: str = "rect",
+                   evaluation: str = "exact") -> np.ndarray:
+    """Raw (unclipped) local-regression estimate of E[D | s = t] at ``points``.
 
-    Small problems (distinct points x window length <= ``SEQUENTIAL_BUDGET``) go through
-    :func:`~locacal.curves._local_fit.fit_points`, which sums in locfit's own order and so
-    agrees with R to ~1e-15; larger ones through
-    :class:`~locacal.curves._local_exact.ExactLocalMap` (segment-tree moments, any number of
-    points), which agrees with it to ~1e-12 (degrees 0-1) and ~1e-8 (degree 2, whose solver
-    amplifies summation-order differences).
+    Parameters
+    ----------
+    scores, labels, weights : ndarray
+        Validated by :func:`locacal._validation.check_scores_labels` (``weights`` None for
+        unit weights).
+    points : ndarray
+        Validated evaluation points in [0, 1].
+    degree, nn, h, kernel
+        See :class:`LocalRegressionCalibrator`.
+    evaluation : {"exact", "locfit"}
+        Fit at each point, or interpolate locfit's adaptive tree as ``predict`` does.
+
+    Returns
+    -------
+    ndarray
+        ``g(t)`` at each point; NaN where no observation with positive weight lies within the
+        bandwidth (possible only with a small fixed ``h`` or all-zero weights there).
     """
-    unique, inverse = np.unique(points, return_inverse=True)
-    window = sample.n if (params.kernel == "gauss" or params.nn is None) else (
-        max(1.0, sample.n * params.nn))
-    if unique.size * window <= SEQUENTIAL_BUDGET:
-        return fit_points(sample, unique, params).value[inverse]
-    return exact_map(unique)[inverse]
+    params = local_params(degree, nn, h, kernel)
+    evaluation = check_choice(evaluation, EVALUATIONS, "evaluation")
+    return fit(sort_sample(scores, labels, weights), points, params,
+               structure="tree" if evaluation == "locfit" else "exact").value
 
 
-def tabulate_local_fit(sample: SortedSample, params: LocalParams, grid: np.ndarray,
-                       band: str | None, level: float, *, raw: np.ndarray | None = None,
+def tabulate_local_fit(fits: LocalFits, grid: np.ndarray, band: str | None, level: float, *,
                        clip: bool = True,
                        interval: str = "wilson") -> tuple[np.ndarray, ...]:
-    """Estimate, pointwise band and neighbourhood counts of a local fit at ``grid``.
+    """Estimate, pointwise band and neighbourhood counts at ``grid`` from the local fits
+    there (value, variance factor and counts: :func:`locacal.localfit.fit`).
 
-    ``raw``: the unclipped map at the grid when it is not the exact fit (locfit's tree or R);
-    the band's effective size is always the exact fit's (see
-    :class:`LocalRegressionCalibrator`, Notes). ``interval``: see
+    The band's effective size is always the exact fit's, also when the value is locfit's
+    tree or R's (see :class:`LocalRegressionCalibrator`, Notes). ``interval``: see
     :func:`locacal.curves.bands.proportion_band`.
     """
-    fits = fit_points(sample, grid, params)
-    raw = fits.value if raw is None else raw
+    raw = fits.value
     warn_undefined(raw)
     estimate = np.clip(raw, 0.0, 1.0) if clip else raw
     if band is None:
@@ -328,8 +316,6 @@ def tabulate_local_fit(sample: SortedSample, params: LocalParams, grid: np.ndarr
         return estimate, nan, nan, fits.count
     lower, upper = proportion_band(raw, fits.var_factor, level, interval)
     return estimate, lower, upper, fits.count
-
-
 
 
 def _warn_unsplittable(cells: tuple[float, ...]) -> None:

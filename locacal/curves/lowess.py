@@ -8,12 +8,9 @@ import numpy as np
 
 from locacal._validation import check_fraction, check_int, check_positive
 from locacal.curves._base import BaseCalibrator
-from locacal.curves._local_engine import warn_undefined
-from locacal.curves._local_exact import ExactLocalMap
-from locacal.curves._local_fit import LocalParams
-from locacal.curves._local_window import warn_if_widened
-from locacal.curves.local import exact_fit, tabulate_local_fit
+from locacal.curves.local import tabulate_local_fit
 from locacal.data.sample import sort_sample
+from locacal.localfit import LocalParams, fit, warn_if_widened, warn_undefined
 
 __all__ = ["LowessCalibrator"]
 
@@ -86,13 +83,14 @@ class LowessCalibrator(BaseCalibrator):
         if not self.statsmodels_:  # the native engine's neighbourhood, raised to 1 if empty
             warn_if_widened(self.sample_.n, frac, None, "frac")
         self.params_ = LocalParams(degree=1, nn=frac, h=None, kernel="tricube")
-        self.exact_map_ = ExactLocalMap(self.sample_, self.params_, clip=False)
+        self.structures_: dict = {}  # what localfit.fit prepares for many new scores
         self.knots_ = _fit_at_scores(self.sample_.scores, self.sample_.labels, frac, it,
                                      delta) if delta > 0 else None
 
     def _raw(self, s: np.ndarray) -> np.ndarray:
         if not self.statsmodels_:
-            return exact_fit(self.sample_, self.params_, self.exact_map_, s)
+            return fit(self.sample_, s, self.params_, many_points=True,
+                       cache=self.structures_).value
         raw = (np.interp(s, *self.knots_) if self.knots_ is not None else
                _statsmodels_lowess(self.sample_.scores, self.sample_.labels, self.frac, self.it,
                                    xvals=s))
@@ -111,8 +109,8 @@ class LowessCalibrator(BaseCalibrator):
                   interval: str) -> tuple[np.ndarray, ...]:
         if self.statsmodels_:
             return super()._tabulate(grid, None, level, interval)
-        return tabulate_local_fit(self.sample_, self.params_, grid, band, level,
-                                  clip=self.clip, interval=interval)
+        fits = fit(self.sample_, grid, self.params_, outputs=("value", "var_factor", "count"))
+        return tabulate_local_fit(fits, grid, band, level, clip=self.clip, interval=interval)
 
     def _curve_params(self) -> dict[str, Any]:
         return {"frac": self.frac, "it": self.it, "delta": self.delta}

@@ -4,7 +4,7 @@ r"""Choice of the smoothing parameter of the local fit: locfit's criteria over a
 ``nn`` of a grid (or each fixed bandwidth ``h``), evaluated exactly at the observed scores
 (locfit's ``ev = dat()``), and tabulates, with :math:`e_i = y_i - \hat g(s_i)`, prior weights
 :math:`w_i` rescaled to mean 1 (all 1 without weights), :math:`n` rows and :math:`L_{ii}` the
-influence (diagonal of the hat matrix, :mod:`locacal.curves._local_influence`):
+influence (diagonal of the hat matrix, :mod:`locacal.localfit._influence`):
 
 =========  ===================================================================  ==============
 column     definition                                                           locfit
@@ -98,11 +98,8 @@ from locacal._validation import (
     positive_weight_rows,
     public_api,
 )
-from locacal.curves._local_blocks import BlockCache
-from locacal.curves._local_exact import ExactLocalMap
-from locacal.curves._local_fit import LocalParams
-from locacal.curves._local_influence import block_cache, fit_at_data
 from locacal.data.sample import SortedSample, sort_sample
+from locacal.localfit import LocalParams, fit
 
 __all__ = ["CRITERIA", "SmoothingTable", "default_h_grid", "default_nn_grid",
            "select_bandwidth", "smoothing_table"]
@@ -291,7 +288,7 @@ def smoothing_table(scores: Any, labels: Any, *, degree: int = 1, nn: Any = None
     ``gcv(d ~ lp(s, nn = a, deg = degree), kern = "tcub", ev = dat())`` (second and fourth
     components), ``aic(...)[4]`` and ``lcv(...)[4]`` (measured within 2e-14 relative in
     degrees 0-1, with and without weights, 6e-10 in degree 2; ``tests/test_selection.py``).
-    Cost: O(n log n) per grid value (:mod:`locacal.curves._local_blocks`;
+    Cost: O(n log n) per grid value (:mod:`locacal.localfit._blocks`;
     ``benchmarks/bench_selection.py`` times 10 spans at n = 1e6 beside R's ``gcvplot``).
 
     Examples
@@ -319,17 +316,16 @@ def smoothing_table(scores: Any, labels: Any, *, degree: int = 1, nn: Any = None
         parameter = "h"
         grid = (default_h_grid(sample.scores, degree) if isinstance(h, str) and h == "default"
                 else _grid(h, "h", np.inf))
-    # one map and one block cache serve the whole grid (they depend on degree and kernel
-    # only); the grid is increasing, so each block level is built once
-    base = LocalParams(degree, 1.0, None, kernel)
-    shared, blocks = ExactLocalMap(sample, base, clip=False), block_cache(sample, base)
+    # one cache of moment trees and block sums serves the whole grid (they depend on degree
+    # and kernel only); the grid is increasing, so each block level is built once
+    structures: dict = {}
     terms = {name: np.empty((grid.size, sample.n), dtype=np.float32)
              for name in set(PAIRED.values())}
     rows = []
     for j, v in enumerate(grid):
         params = LocalParams(degree, v if parameter == "nn" else None,
                              v if parameter == "h" else None, kernel)
-        row, per_obs = _criteria(sample, params, shared, blocks)
+        row, per_obs = _criteria(sample, params, structures)
         rows.append(row)
         for name, x in per_obs.items():
             terms[name][j] = x
@@ -372,17 +368,16 @@ def _grid(values: Any, name: str, upper: float) -> np.ndarray:
     return np.unique(arr)
 
 
-def _criteria(sample: SortedSample, params: LocalParams, exact_map: ExactLocalMap,
-              blocks: BlockCache | None = None) -> tuple[tuple[float, ...],
-                                                         dict[str, np.ndarray]]:
+def _criteria(sample: SortedSample, params: LocalParams,
+              structures: dict) -> tuple[tuple[float, ...], dict[str, np.ndarray]]:
     """The table's row (df, rss and :data:`CRITERIA`) and the per-observation terms of the
-    paired criteria (:data:`PAIRED`)."""
-    fit = fit_at_data(sample, params, exact_map, blocks)
+    paired criteria (:data:`PAIRED`); ``structures``: :func:`locacal.localfit.fit`'s cache."""
+    at_data = fit(sample, "data", params, outputs=("value", "influence"), cache=structures)
     n = float(sample.n)
     # weights rescaled to mean 1 (module docstring): every column depends on w / sum(w) only
     w = 1.0 if sample.weights is None else sample.weights * (n / np.sum(sample.weights))
-    e = sample.labels - fit.value
-    infl = fit.influence
+    e = sample.labels - at_data.value
+    infl = at_data.influence
     sq = w * e * e
     rss = float(np.sum(sq))
     df = float(np.sum(infl))

@@ -1,5 +1,271 @@
-"""The native local-regression engine (locfit's rules, NumPy only).
+"""The native local-regression engine (locfit's rules, NumPy only): one entry point, :func:`fit`.
 
-Empty for now: the engine's modules still live in :mod:`locacal.curves` (``_local_*.py``)
-and move here with one entry point in the next step of the package's layout.
+:func:`fit` returns the local fits of labels on scores at given points, for three kinds of
+smoother (:class:`LocalParams`: locfit's local polynomials; :class:`NearestMean`: the WMSE's
+nearest-weight mean; :class:`GaussianKernel`: statsmodels' kernel regression), and chooses how
+to compute them: this table, in :func:`fit`'s body, is the only place a strategy is chosen.
+
+=====================  ===============================  ===========================================
+data                   params, keywords                 strategy (module)
+=====================  ===============================  ===========================================
+rows (tuple)           GaussianKernel                   direct or binned kernel sums (``_gauss``)
+rows (tuple)           LocalParams or NearestMean       sorted once, then as below
+SortedSample           NearestMean                      bisection + prefix sums (``_knn``)
+SortedSample           ``copies`` and ``events``        every resample at once (``_resample``)
+SortedSample           ``points="data"``                value and influence at the rows
+                                                        (``_influence``: ``_blocks``, ``_segment``)
+SortedSample           ``backend="locfit"``             R's locfit (``rlocfit``) for the value
+SortedSample           ``structure="tree"``             locfit's evaluation tree (``_tree``)
+SortedSample           outputs beyond the value, or     per-window normal equations (``_direct``)
+                       value only without many_points
+SortedSample           value only, ``many_points``      ``_direct`` while distinct points x window
+                                                        <= SEQUENTIAL_BUDGET, else segment-tree
+                                                        moments (``_segment``)
+=====================  ===============================  ===========================================
+
+With the tree or R, the outputs other than the value (variance factor, counts) are the exact
+fit's (``_direct``), as the band of :class:`~locacal.curves.LocalRegressionCalibrator` states.
+``many_points`` keeps each caller's numbers bit for bit: the calibrators' ``predict`` sets it
+(any number of new scores), the LCS and ``local_estimate`` do not (their few points are summed
+in locfit's order). Prepared structures (segment trees, block sums, locfit's tree, R's fit)
+are kept in the ``cache`` dictionary when one is given, keyed by what they depend on.
+
+Reference: C. Loader (1999), *Local Regression and Likelihood*, Springer, ch. 2-3 and 12.
 """
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+
+from locacal._validation import check_choice, check_fraction, check_int, check_positive, warn
+from locacal.data.sample import SortedSample, sort_sample
+from locacal.localfit._direct import SEQUENTIAL_BUDGET, LocalParams, fit_points
+from locacal.localfit._gauss import kernel_regression, kernel_var_factor
+from locacal.localfit._influence import block_cache, fit_at_data
+from locacal.localfit._knn import knn_means
+from locacal.localfit._resample import resampled_fits, resamples
+from locacal.localfit._segment import ExactLocalMap
+from locacal.localfit._tree import build_tree
+from locacal.localfit._window import KERNELS, effective_count, warn_if_widened
+
+__all__ = ["BACKENDS", "EVALUATIONS", "KERNELS", "MAX_MAXK", "OUTPUTS",
+           "STRUCTURES", "GaussianKernel", "LocalFits", "LocalParams", "NearestMean",
+           "check_maxk", "effective_count", "fit", "local_params", "resamples",
+           "warn_if_widened", "warn_undefined"]
+
+#: Public vocabulary of ``evaluation`` (the LCS, LocalRegressionCalibrator): the fit at every
+#: point, or locfit's tree (``structure="tree"``).
+EVALUATIONS = ("exact", "locfit")
+STRUCTURES = ("exact", "tree")
+BACKENDS = ("native", "locfit")
+OUTPUTS = ("value", "slope", "var_factor", "count", "bandwidth", "influence")
+#: Largest ``maxk``: R's locfit allocates its vertex space for ``maxk`` up front (6.3 GB at
+#: 1e9); 10^6 allows 5000 times the default budget of 200.
+MAX_MAXK = 10**6
+
+
+@dataclass(frozen=True)
+class NearestMean:
+    """The WMSE's smoother: mean label of the nearest scores of (normalised) weight ``k``,
+    the rows at the boundary distance sharing the remaining weight."""
+
+    k: float
+
+
+@dataclass(frozen=True)
+class GaussianKernel:
+    """statsmodels' ``KernelReg`` with a Gaussian kernel of standard deviation ``bw``:
+    local constant (``"lc"``) or local linear (``"ll"``)."""
+
+    bw: float
+    reg_type: str = "lc"
+
+
+@dataclass(frozen=True, eq=False)
+class LocalFits:
+    """What :func:`fit` computed (the outputs not asked for are None).
+
+    ``value``: unclipped fit, (m,) or (B, m) for resamples, NaN where the window holds no
+    weight; ``slope``; ``var_factor``: ``sum_i l_i(t)^2`` (Loader 1999, section 2.3);
+    ``count``: rows with positive weight within h(t); ``bandwidth``: h(t); ``influence``:
+    ``L_ii`` per sorted row (``points="data"``); ``unsplittable``: where R's locfit would
+    split its tree forever (``structure="tree"``).
+    """
+
+    value: np.ndarray | None = None
+    slope: np.ndarray | None = None
+    var_factor: np.ndarray | None = None
+    count: np.ndarray | None = None
+    bandwidth: np.ndarray | None = None
+    influence: np.ndarray | None = None
+    unsplittable: tuple[float, ...] = ()
+
+
+def check_maxk(maxk: int) -> int:
+    """Validate locfit's ``maxk``: from 2 (``maxk = 1`` aborts R, and this process) to
+    :data:`MAX_MAXK`."""
+    return check_int(maxk, "maxk", minimum=2, maximum=MAX_MAXK,
+                     why="R allocates the vertex space for maxk up front")
+
+
+def local_params(degree: int = 0, nn: float | None = 0.15, h: float | None = None,
+                 kernel: str = "rect") -> LocalParams:
+    """Validate the smoothing parameters; errors name the argument.
+
+    ``nn`` in (0, 1] (None: no nearest-neighbour part), ``h > 0`` (None: none); at least one
+    of them. Both given: ``h(t) = max(nn distance, h)``, as in ``lp(nn =, h =)``.
+    """
+    degree = check_int(degree, "degree", allowed=(0, 1, 2))
+    nn = None if nn is None else check_fraction(nn, "nn")
+    h = None if h is None else check_positive(h, "h")
+    if nn is None and h is None:
+        raise ValueError("give at least one of nn (nearest-neighbour fraction) and h "
+                         "(fixed bandwidth); both are None")
+    kernel = check_choice(kernel, tuple(KERNELS), "kernel")
+    return LocalParams(degree, nn, h, kernel)
+
+
+def warn_undefined(raw: np.ndarray, consequence: str = "the estimate is NaN there",
+                   remedy: str = "widen h or nn") -> None:
+    """Warn about the points where a local fit is NaN: no observation with positive weight in
+    the window (a fixed ``h`` narrower than the gaps between scores, or relative weights so
+    small, below 1e-16 of those summed before them, that the window's weight sums to 0)."""
+    missing = int(np.count_nonzero(np.isnan(raw)))
+    if missing:
+        warn(f"{missing} evaluation point(s) have no observation with positive weight within "
+             f"the bandwidth; {consequence} ({remedy})")
+
+
+#: Validated rows in their own order: (scores, labels, weights or None).
+Rows = tuple[np.ndarray, np.ndarray, Any]
+
+
+def fit(data: SortedSample | Rows, points: np.ndarray | Literal["data"],
+        params: LocalParams | NearestMean | GaussianKernel, *,
+        outputs: tuple[str, ...] = ("value",), structure: str = "exact",
+        backend: str = "native", maxk: int = 200, many_points: bool = False,
+        copies: np.ndarray | None = None, events: np.ndarray | None = None,
+        cache: dict | None = None) -> LocalFits:
+    """Local fits of the labels on the scores at ``points`` (the module's strategy table).
+
+    Parameters
+    ----------
+    data : SortedSample or (scores, labels, weights)
+        Validated data: sorted once by :func:`~locacal.data.sample.sort_sample`, or the rows
+        in their own order (Gaussian kernel sums; the others sort them here).
+    points : ndarray or "data"
+        Validated evaluation points in [0, 1]; ``"data"``: every sorted row's own score.
+    params : LocalParams, NearestMean or GaussianKernel
+        Validated smoother (:func:`local_params` checks a ``LocalParams``).
+    outputs : tuple of str
+        Among :data:`OUTPUTS`; ``"influence"`` only with ``points="data"``.
+    structure : {"exact", "tree"}
+        The fit at every point, or locfit's adaptive tree and its interpolation.
+    backend : {"native", "locfit"}
+        This engine, or R's locfit through rpy2 (:mod:`locacal.localfit.rlocfit`).
+    maxk : int
+        Vertex space of R's tree (``backend="locfit"``).
+    many_points : bool
+        Value only at arbitrarily many points: the cheaper exact route by size.
+    copies, events : ndarray, optional
+        (B, n) copies of each sorted row and their events in B resamples: the (B, m) fits of
+        every resample (:func:`resamples` draws them).
+    cache : dict, optional
+        Keeps the prepared structures between calls on the same sample.
+
+    Returns
+    -------
+    LocalFits
+    """
+    unknown = sorted(set(outputs) - set(OUTPUTS))
+    if unknown:
+        raise ValueError(f"outputs: unknown {unknown}; choose among {list(OUTPUTS)}")
+    check_choice(structure, STRUCTURES, "structure")
+    check_choice(backend, BACKENDS, "backend")
+    cache = {} if cache is None else cache
+    if isinstance(params, GaussianKernel):
+        scores, labels, weights = data
+        return LocalFits(
+            value=(kernel_regression(scores, labels, weights, points, params.bw,
+                                     params.reg_type) if "value" in outputs else None),
+            var_factor=(kernel_var_factor(scores, weights, points, params.bw, params.reg_type)
+                        if "var_factor" in outputs else None))
+    if isinstance(data, tuple):
+        data = sort_sample(*data)
+    sample = data
+    if isinstance(params, NearestMean):
+        return LocalFits(knn_means(sample, points, params.k))
+    if copies is not None:
+        return LocalFits(resampled_fits(sample, params, points, copies, events))
+    if isinstance(points, str):
+        return _at_data(sample, params, cache)
+    value, unsplittable = None, ()
+    if backend == "locfit":
+        value = _r_fit(sample, params, structure, maxk, cache).predict(points)
+    elif structure == "tree":
+        tree = _cached(cache, ("tree", params), lambda: build_tree(sample, params))
+        value, unsplittable = tree(points), tree.unsplittable
+    wanted = set(outputs) - {"value"}
+    if wanted or (value is None and not many_points):
+        direct = fit_points(sample, points, params)
+        fits = {name: getattr(direct, name) for name in wanted}
+        return LocalFits(value=direct.value if value is None else value,
+                         unsplittable=unsplittable, **fits)
+    if value is None:
+        value = _many_points(sample, params, points, cache)
+    return LocalFits(value, unsplittable=unsplittable)
+
+
+def _cached(cache: dict, key: tuple, build: Any) -> Any:
+    if key not in cache:
+        cache[key] = build()
+    return cache[key]
+
+
+def _many_points(sample: SortedSample, params: LocalParams, points: np.ndarray,
+                 cache: dict) -> np.ndarray:
+    """The exact fit at any number of points by the cheaper exact route.
+
+    Small problems (distinct points x window length <= ``SEQUENTIAL_BUDGET``) are summed in
+    locfit's own order (``_direct``, agreeing with R to ~1e-15); larger ones by segment-tree
+    moments (``_segment``, any number of points), which agree with that to ~1e-12 (degrees
+    0-1) and ~1e-8 (degree 2, whose solver amplifies summation-order differences).
+    """
+    unique, inverse = np.unique(points, return_inverse=True)
+    window = sample.n if (params.kernel == "gauss" or params.nn is None) else (
+        max(1.0, sample.n * params.nn))
+    if unique.size * window <= SEQUENTIAL_BUDGET:
+        return fit_points(sample, unique, params).value[inverse]
+    exact_map = _cached(cache, ("segment", params),
+                        lambda: ExactLocalMap(sample, params, clip=False))
+    return exact_map(unique)[inverse]
+
+
+def _at_data(sample: SortedSample, params: LocalParams, cache: dict) -> LocalFits:
+    """Value and influence at every row: the moment trees and block sums depend on the degree
+    and kernel only, so one of each serves every bandwidth (span selection)."""
+    exact_map = blocks = None
+    if params.kernel != "gauss":  # fit_at_data refuses the Gaussian kernel, naming it
+        base = LocalParams(params.degree, 1.0, None, params.kernel)
+        key = (params.degree, params.kernel)
+        exact_map = _cached(cache, ("moments", *key),
+                            lambda: ExactLocalMap(sample, base, clip=False))
+        blocks = _cached(cache, ("blocks", *key), lambda: block_cache(sample, base))
+    data_fit = fit_at_data(sample, params, exact_map, blocks)
+    return LocalFits(value=data_fit.value, influence=data_fit.influence)
+
+
+def _r_fit(sample: SortedSample, params: LocalParams, structure: str, maxk: int,
+           cache: dict) -> Any:
+    """R's locfit fit of the sample (made once per cache; it checks the neighbourhood by the
+    native rules and refuses data that would crash R's tree)."""
+    from locacal.localfit.rlocfit import locfit_fit
+
+    evaluation = "locfit" if structure == "tree" else "exact"
+    return _cached(cache, ("locfit", params, maxk, evaluation), lambda: locfit_fit(
+        sample.scores, sample.labels.astype(np.float64), sample.weights, degree=params.degree,
+        nn=params.nn, h=params.h or 0.0, kernel=params.kernel, maxk=maxk,
+        evaluation=evaluation))

@@ -4,7 +4,7 @@
   specificity, AUC.
 * :mod:`~locacal.metrics.binned`: ECE, QMSE, the slides' thresholded ECE, the thesis's MSE
   calibration score, its interval and the Brier decomposition.
-* :mod:`~locacal.metrics.local`: the Local Calibration Score and the WMSE.
+* :mod:`~locacal.metrics.lcs_wmse`: the Local Calibration Score and the WMSE.
 * :mod:`~locacal.metrics.registry`: the table of every metric (what it needs, whether higher
   is better, its meaning and reference) and ``evaluate``, which validates and sorts a sample
   once for any list of them.
@@ -48,8 +48,8 @@ _EXPORTS = {
     "CalibrationTestResult": "locacal.metrics.calibration_testing",
     "calibration_test": "locacal.metrics.calibration_testing",
     "corp_decomposition": "locacal.metrics.corp",
-    "lcs": "locacal.metrics.local",
-    "wmse": "locacal.metrics.local",
+    "lcs": "locacal.metrics.lcs_wmse",
+    "wmse": "locacal.metrics.lcs_wmse",
     "log_loss": "locacal.metrics.log_score",
     "smece": "locacal.metrics.smooth_ece",
 }

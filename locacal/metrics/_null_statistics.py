@@ -13,10 +13,10 @@ from collections.abc import Callable
 
 import numpy as np
 
-from locacal.curves._local_window import effective_count, fixed_or_nn_bandwidth, window_bounds
 from locacal.curves.curve import SLIDES_GRID_SIZE, slides_grid
 from locacal.data.bins import sorted_bins
 from locacal.density import reflected_kde_values
+from locacal.localfit._window import effective_count, fixed_or_nn_bandwidth, window_bounds
 from locacal.metrics.clinical import _chi_terms, _kish_weights, hosmer_lemeshow_groups
 from locacal.metrics.corp import TiedScores
 

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from locacal._validation import plain, public_api
-from locacal.curves._local_engine import local_params
+from locacal.localfit import local_params
 from locacal.metrics._prepared import PreparedSample, prepare
 from locacal.metrics.binned import (
     brier_decomposition_from_sample,
@@ -41,7 +41,7 @@ from locacal.metrics.clinical import (
 )
 from locacal.metrics.corp import corp_from_sorted
 from locacal.metrics.divergence import kl_divergence
-from locacal.metrics.local import lcs_of_sample, wmse, wmse_of_sample
+from locacal.metrics.lcs_wmse import lcs_of_sample, wmse, wmse_of_sample
 from locacal.metrics.log_score import log_loss
 from locacal.metrics.smooth_ece import smece
 

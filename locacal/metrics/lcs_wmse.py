@@ -22,20 +22,30 @@ from locacal._validation import (
     positive_weight_rows,
     public_api,
 )
-from locacal.curves._local_engine import (
-    EVALUATIONS,
-    estimate_sorted,
-    local_params,
-    warn_undefined,
-)
-from locacal.curves._local_fit import LocalParams
 from locacal.curves.curve import SLIDES_GRID_SIZE, slides_grid
 from locacal.data.quantile import normalised_weights
 from locacal.data.sample import SortedSample, sort_sample
-from locacal.density import EXACT_MAX_N, reflected_bandwidth, reflected_kde_values
-from locacal.metrics._lcs_unsorted import lcs_unsorted
+from locacal.density import (
+    _SQRT_2PI,
+    EXACT_MAX_N,
+    quartile_ranks,
+    reflected_bandwidth,
+    reflected_kde_values,
+    reflected_quartiles_from,
+    reflected_sum_from_mass,
+    unweighted_reflected_bandwidth,
+)
+from locacal.localfit import (
+    EVALUATIONS,
+    LocalParams,
+    NearestMean,
+    fit,
+    local_params,
+    warn_undefined,
+)
+from locacal.localfit._selection import CELLS, selected_means
 
-__all__ = ["lcs", "lcs_from_sorted", "lcs_of_sample", "wmse", "wmse_of_sample"]
+__all__ = ["lcs", "lcs_from_sorted", "lcs_of_sample", "lcs_unsorted", "wmse", "wmse_of_sample"]
 
 
 @public_api
@@ -116,7 +126,7 @@ def lcs_of_sample(s: np.ndarray, y: np.ndarray, w: np.ndarray | None, params: Lo
     """:func:`lcs` of validated arrays (positive weights only) and parameters.
 
     The default fit of an unweighted sample beyond the density's exact range needs no sort
-    (:mod:`locacal.metrics._lcs_unsorted`); otherwise one sort serves the fit and the
+    (:func:`lcs_unsorted`); otherwise one sort serves the fit and the
     density's bandwidth: ``sorted_sample()`` when given (the metric registry's shared sort of
     the same rows), else :func:`sort_sample`.
     """
@@ -134,99 +144,34 @@ def lcs_from_sorted(sample: SortedSample, params: LocalParams, evaluation: str =
     """:func:`lcs` of a sample already validated and sorted (positive weights only), with
     validated parameters: the metric registry's shared sort serves it."""
     grid = slides_grid(sample.scores, grid_size)
-    raw = estimate_sorted(sample, grid, params, evaluation)
+    raw = fit(sample, grid, params, structure="tree" if evaluation == "locfit" else "exact").value
     warn_undefined(raw, "the LCS is NaN")
     g = np.clip(raw, 0.0, 1.0)
     dens = reflected_kde_values(sample.scores, grid, sample.weights, is_sorted=True)
     return float(np.sum(dens * (g - grid) ** 2) / dens.sum())
 
 
-def _first_true(lo: np.ndarray, hi: np.ndarray, holds) -> np.ndarray:
-    """Per point, the smallest index q in [lo, hi] at which ``holds(q)`` is true, by
-    bisection; ``holds`` must be monotone (false, then true) and is taken true at ``hi``."""
-    lo, hi = lo.copy(), hi.copy()
-    while True:
-        active = lo < hi
-        if not active.any():
-            return lo
-        mid = (lo + hi) // 2
-        ok = holds(mid) | ~active
-        hi = np.where(active & ok, mid, hi)
-        lo = np.where(active & ~ok, mid + 1, lo)
-
-
-def _knn_means(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray | None,
-               points: np.ndarray, k: float) -> np.ndarray:
-    """Mean label of the nearest scores of weight k around each point, boundary ties shared.
-
-    Let h be the smallest distance |s_i - t| such that the observations within h weigh at
-    least k. Observations closer than h count fully; those at distance exactly h share the
-    remaining weight k - W(closer) in proportion to their weights. Without ties at h and with
-    unit weights this is the plain mean of the k nearest; with ties it is the average over
-    every order of the tied rows, so it does not depend on row order.
-
-    O(n log n + m log^2 n): the scores are sorted once (:func:`sort_sample`); around a point
-    t the observations within any distance form a contiguous run of the sorted scores, found
-    by bisection on the floating-point distances themselves (t - s on the left, s - t on the
-    right, each monotone in the sorted position), so ties at the boundary are decided on
-    exactly the numbers ``|s - t|`` that R's code ranks; prefix sums give each run's weight
-    and label sum.
-    """
-    return _sorted_knn_means(sort_sample(scores, labels, weights), points, k)
-
-
-def _sorted_knn_means(sample: SortedSample, points: np.ndarray, k: float) -> np.ndarray:
-    """:func:`_knn_means` of a sample sorted by :func:`sort_sample` (the order of tied rows
-    does not matter: they share the boundary's weight)."""
-    weights = sample.weights
-    s = sample.scores
-    w = np.ones_like(s) if weights is None else weights
-    cw = np.concatenate([[0.0], np.cumsum(w)])
-    cwy = np.concatenate([[0.0], np.cumsum(np.where(sample.labels, w, 0.0))])
-    n = s.size
-    t = points
-    split = np.searchsorted(s, t, side="right")  # s[:split] <= t < s[split:]
-    zero, end = np.zeros_like(split), np.full_like(split, n)
-    # slack for the rounding of the prefix sums (exact integers for unit weights)
-    need = k if weights is None else k * (1.0 - 1e-12)
-
-    def run(d: np.ndarray, strict: bool) -> tuple[np.ndarray, np.ndarray]:
-        """[a, b): the observations at distance <= d (< d if strict) from each point."""
-        def left_in(q):
-            dist = t - s[np.minimum(q, n - 1)]
-            return (q >= split) | ((dist < d) if strict else (dist <= d))
-
-        def right_out(q):
-            dist = s[np.minimum(q, n - 1)] - t
-            return (q >= n) | ((dist >= d) if strict else (dist > d))
-
-        return _first_true(zero, split, left_in), _first_true(split, end, right_out)
-
-    def enough(d: np.ndarray) -> np.ndarray:
-        a, b = run(d, strict=False)
-        return cw[b] - cw[a] >= need
-
-    # h is the distance of some left or right observation: the nearest on each side that
-    # already gathers weight k, whichever is closer
-    def left_short(q):  # distance t - s[q] grows as q falls: "not enough" is the upper run
-        return (q >= split) | ~enough(t - s[np.minimum(q, n - 1)])
-
-    q_left = _first_true(zero, split, left_short) - 1
-    h_left = np.where(q_left >= 0, t - s[np.maximum(q_left, 0)], np.inf)
-
-    def right_enough(q):
-        return (q >= n) | enough(s[np.minimum(q, n - 1)] - t)
-
-    q_right = _first_true(split, end, right_enough)
-    h_right = np.where(q_right < n, s[np.minimum(q_right, n - 1)] - t, np.inf)
-    h = np.minimum(h_left, h_right)
-    a_in, b_in = run(h, strict=True)
-    a_all, b_all = run(h, strict=False)
-    w_in, wy_in = cw[b_in] - cw[a_in], cwy[b_in] - cwy[a_in]
-    w_edge = (cw[b_all] - cw[a_all]) - w_in
-    wy_edge = (cwy[b_all] - cwy[a_all]) - wy_in
-    share = (k - w_in) / w_edge
-    return (wy_in + share * wy_edge) / k
+def lcs_unsorted(scores: np.ndarray, labels: np.ndarray, nn: float,
+                 grid_size: int) -> float | None:
+    """The default :func:`lcs` (degree 0, rectangular kernel, exact evaluation) of validated
+    unweighted scores and 0/1 labels with more than :data:`locacal.density.EXACT_MAX_N` rows,
+    without sorting them (:mod:`locacal.localfit._selection`: the window means, and the cells
+    holding the density's quartiles); None when the scores are too concentrated for that,
+    and the caller sorts."""
+    n = scores.size
+    lo, hi = float(scores.min()), float(scores.max())
+    grid = slides_grid(np.array([lo, hi]), grid_size)
+    selected = selected_means(scores, labels, grid, nn, ranks=quartile_ranks(n))
+    if selected is None:
+        return None
+    means, cells = selected
+    g = np.clip(means, 0.0, 1.0)
+    # the reflected density of locacal.density.reflected_kde_values, binned branch
+    q1, q3 = reflected_quartiles_from(cells.order_stat, n)
+    h = unweighted_reflected_bandwidth(n, float(scores.sum()), float(np.dot(scores, scores)),
+                                       q1, q3, float(scores[0]))
+    dens = reflected_sum_from_mass(grid, cells.density_mass(), h, CELLS) / (3.0 * n * h * _SQRT_2PI)
+    return float(np.sum(dens * (g - grid) ** 2) / dens.sum())
 
 
 @public_api
@@ -255,8 +200,9 @@ def wmse(scores: Any, labels: Any, *, weights: Any = None, nn: float = 0.15,
 
     The R code (``local_ci_scores``) takes the k nearest by ``rank(..., ties.method =
     "first")``, so with tied distances its value depends on the order of the rows. locacal
-    shares the tied places fractionally instead (see :func:`_knn_means`): identical to R
-    without ties, and independent of row order with them.
+    shares the tied places fractionally instead (see
+    :func:`locacal.localfit._knn.knn_means`): identical to R without ties, and independent
+    of row order with them.
 
     References
     ----------
@@ -281,7 +227,7 @@ def wmse_of_sample(s: np.ndarray, y: np.ndarray, w: np.ndarray | None, nn: float
     grid = np.linspace(0.0, 1.0, grid_size)
     if sorted_sample is None or w is not None:
         sorted_sample = sort_sample(s, y, w)
-    means = _sorted_knn_means(sorted_sample, grid, k)
+    means = fit(sorted_sample, grid, NearestMean(k)).value
     # the bandwidth's quartiles from the sorted sample, the kernel sum from the rows
     h = reflected_bandwidth(sorted_sample.scores, sorted_sample.weights, is_sorted=True)
     dens = reflected_kde_values(s, grid, w, bandwidth=h)

@@ -14,10 +14,10 @@ i, multinomial). Its local fit at ``t`` needs, per replicate,
 Both are matrix operations over (replicates x nearby rows), so one pass per grid point
 replaces ``n_boot`` refits with a Python loop per grid point inside each (the refit path of
 :func:`locacal.curves._base.resampled_band`). The normal equations then go through the same
-solver as every local fit (locfit's Newton step, :func:`~._local_solve.solve_newton`), so a
+solver as every local fit (locfit's Newton step, :func:`~._solve.solve_newton`), so a
 replicate's value equals a refit on its resampled rows up to summation order (~1e-12 for
 degrees 0-1; degree 2 amplifies it as locfit's solver does), ties at the boundary included
-and zero kernel mass falling back to uniform weights, as in :mod:`._local_fit`.
+and zero kernel mass falling back to uniform weights, as in :mod:`._direct`.
 
 Reference: Efron & Tibshirani (1993), *An Introduction to the Bootstrap*, ch. 6 (resampling
 as multinomial counts); Bröcker & Smith (2007) (consistency resampling).
@@ -25,14 +25,16 @@ as multinomial counts); Bröcker & Smith (2007) (consistency resampling).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 
-from locacal.curves._local_fit import LocalParams
-from locacal.curves._local_solve import design_from_moments, solve_newton
-from locacal.curves._local_window import effective_count, kernel_reach, kernel_weights
 from locacal.data.sample import SortedSample
+from locacal.localfit._direct import LocalParams
+from locacal.localfit._solve import design_from_moments, solve_newton
+from locacal.localfit._window import effective_count, kernel_reach, kernel_weights
 
-__all__ = ["BLOCK_BUDGET", "resample_counts", "resampled_draws", "resampled_fits"]
+__all__ = ["BLOCK_BUDGET", "resample_counts", "resampled_fits", "resamples"]
 
 #: Largest (replicates x rows) block held at once (counts and events: ~2 x 8 bytes each).
 BLOCK_BUDGET = 8_000_000
@@ -45,26 +47,24 @@ def resample_counts(rng: np.random.Generator, n: int, replicates: int) -> np.nda
     return np.bincount(rows.ravel(), minlength=replicates * n).reshape(replicates, n)
 
 
-def resampled_draws(sample: SortedSample, params: LocalParams, grid: np.ndarray, kind: str,
-                    n_boot: int, rng: np.random.Generator) -> np.ndarray:
-    """Unclipped local fits at ``grid`` of ``n_boot`` resamples, shape (n_boot, m).
+def resamples(sample: SortedSample, kind: str, n_boot: int,
+              rng: np.random.Generator) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """``n_boot`` resamples of the sorted rows as blocks of (copies, events), each (B, n).
 
     ``kind``: ``"bootstrap"`` (rows resampled with their labels) or ``"consistency"``
-    (scores resampled, labels drawn as Bernoulli(score)). Replicates are drawn in blocks of
-    at most :data:`BLOCK_BUDGET` / n.
+    (scores resampled, labels drawn as Bernoulli(score)). Blocks hold at most
+    :data:`BLOCK_BUDGET` / n replicates; :func:`resampled_fits` fits each block.
     """
     n = sample.n
     labels = sample.labels.astype(np.float64)
     step = max(1, min(n_boot, BLOCK_BUDGET // n))
-    parts = []
     for start in range(0, n_boot, step):
         counts = resample_counts(rng, n, min(step, n_boot - start))
         if kind == "consistency":
             events = rng.binomial(counts, sample.scores[None, :])
         else:
             events = counts * labels[None, :]
-        parts.append(resampled_fits(sample, params, grid, counts, events))
-    return np.concatenate(parts)
+        yield counts, events
 
 
 def resampled_fits(sample: SortedSample, params: LocalParams, grid: np.ndarray,

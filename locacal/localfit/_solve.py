@@ -27,7 +27,7 @@ Consequences, all reproduced here:
   rotations with half-angle formulas, ``sin phi = sqrt((1 - cos 2phi) / 2)``, which cancel
   for small angles: its degree-2 answers carry errors of ~1e-9 that depend on the last bits
   of Z. :func:`jacobi_eigen` runs the same iteration, so given the same Z (summed in the same
-  order, see :mod:`locacal.curves._local_fit`) the answers agree to rounding.
+  order, see :mod:`locacal.localfit._direct`) the answers agree to rounding.
 
 Reference: C. Loader (1999), *Local Regression and Likelihood*, Springer, section 2.1
 (local least squares) and appendix C (numerical methods of locfit); G. H. Golub and

@@ -5,7 +5,7 @@ Nothing here is imported until a locfit method is asked for, so ``import locacal
 The R side is ``r_scripts/locfit_bridge.R`` (installed as ``locacal/r_scripts``); this module
 loads rpy2, R's locfit and that script once per process, and calls its functions with plain
 numeric vectors. Every call into R, from rpy2's import on, runs on locacal's single R thread
-(:mod:`locacal.curves._rsession`), whatever thread the user calls from.
+(:mod:`locacal.localfit._rthread`), whatever thread the user calls from.
 
 :func:`locfit_fit` fits once and returns a :class:`LocfitFit`, whose ``predict`` asks R at new
 scores: at their sorted unique values only (R's cost), scattered back (O(m log m) here).
@@ -14,7 +14,7 @@ Safety: R's locfit recurses without end, and dies with "segfault from C stack ov
 group of tied scores larger than the nearest-neighbour count sits on a vertex of its evaluation
 tree (decision-tree or isotonic scores). Through rpy2 that would kill the Python process, the
 user's Jupyter kernel. Before fitting, the bridge replays locfit's tree construction in
-Python (:func:`locacal.curves._locfit_tree.locfit_tree_would_crash`, with the R thread's stack
+Python (:func:`locacal.localfit._tree.locfit_tree_would_crash`, with the R thread's stack
 size) and raises :class:`LocfitCrashError` instead, pointing to ``method="local"``, whose
 ``evaluation="locfit"`` gives the same numbers without R and a defined answer on such ties.
 """
@@ -39,17 +39,15 @@ from locacal._validation import (
     check_scores,
     check_scores_labels,
 )
-from locacal.curves import _rsession
-from locacal.curves._local_engine import EVALUATIONS, check_maxk, local_params
-from locacal.curves._local_window import (
+from locacal.localfit import EVALUATIONS, _rthread, check_maxk, local_params
+from locacal.localfit._window import (
     KERNELS,
     effective_count,
     kernel_weights,
     warn_if_widened,
 )
 
-__all__ = ["LocfitCrashError", "LocfitFit", "RBackendUnavailable", "locfit_estimate",
-           "locfit_fit"]
+__all__ = ["LocfitCrashError", "LocfitFit", "RBackendUnavailable", "locfit_fit"]
 
 INSTALL_HINT = (
     "The locfit method needs R with the locfit package and rpy2 3.5.x: "
@@ -199,7 +197,7 @@ class LocfitFit:
         """
         x = check_scores(points, "points")
         unique, inverse = np.unique(x, return_inverse=True)
-        return _rsession.run(self._predict_sorted, unique)[inverse]
+        return _rthread.run(self._predict_sorted, unique)[inverse]
 
     def _ensure_in_r(self) -> None:
         """Fit in R unless done already in this process (R thread only)."""
@@ -218,7 +216,7 @@ class LocfitFit:
         except bridge.error as exc:
             raise _r_failure(exc) from None
         self._key = key
-        weakref.finalize(self, _rsession.post, _drop, key).atexit = False
+        weakref.finalize(self, _rthread.post, _drop, key).atexit = False
 
     def _predict_sorted(self, points: np.ndarray) -> np.ndarray:
         """R's prediction at sorted unique ``points`` (R thread only)."""
@@ -291,7 +289,7 @@ def locfit_fit(scores: Any, labels: Any, weights: Any = None, *, degree: int = 0
     if settings.evaluation == "locfit":
         _refuse_crashing_ties(s, settings)
     fit = LocfitFit(s, y, w, settings)
-    _rsession.run(fit._ensure_in_r)
+    _rthread.run(fit._ensure_in_r)
     return fit
 
 
@@ -301,7 +299,7 @@ def _native_neighbourhood(settings: LocfitSettings, n: int) -> LocfitSettings:
 
     * ``n * nn < 1`` without ``h``: locfit stops with "vector size cannot be NA"; the native
       engine raises the neighbour count to 1
-      (:func:`~locacal.curves._local_window.effective_count`, with its warning), and so does
+      (:func:`~locacal.localfit._window.effective_count`, with its warning), and so does
       this, by passing ``nn = 1 / n``.
     * One neighbour and a kernel that vanishes at the window's edge (tricube, epan): that
       neighbour has weight 0, locfit reports "no points with non-zero weight" and returns
@@ -323,24 +321,14 @@ def _native_neighbourhood(settings: LocfitSettings, n: int) -> LocfitSettings:
 
 
 def _refuse_crashing_ties(scores: np.ndarray, settings: LocfitSettings) -> None:
-    from locacal.curves._locfit_tree import locfit_tree_would_crash
+    from locacal.localfit._tree import locfit_tree_would_crash
 
     reason = locfit_tree_would_crash(
         scores, nn=settings.nn, h=settings.h or None, cut=0.8, maxk=settings.maxk,
-        stack_bytes=_rsession.STACK_BYTES - STACK_RESERVE_BYTES)
+        stack_bytes=_rthread.STACK_BYTES - STACK_RESERVE_BYTES)
     if reason is not None:
         raise LocfitCrashError(
             f"R's locfit would crash on these scores ({reason}), killing this Python "
             "process. Use method='local' (add evaluation='locfit' for locfit's "
             "interpolation), which handles tied scores without jitter."
         )
-
-
-def locfit_estimate(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray | None,
-                    points: np.ndarray, *, degree: int = 0, nn: float = 0.15,
-                    h: float = 0.0, kernel: str = "rect", maxk: int = 200,
-                    evaluation: str = "locfit") -> np.ndarray:
-    """Raw locfit estimate at ``points`` (unclipped), from R: ``locfit_fit(...).predict``."""
-    fit = locfit_fit(scores, labels, weights, degree=degree, nn=nn, h=h, kernel=kernel,
-                     maxk=maxk, evaluation=evaluation)
-    return fit.predict(points)

@@ -5,19 +5,19 @@ The local fit is a linear smoother: at the data, ``g(s_i) = sum_j L_ij y_j``. It
 goodness-of-fit criteria of :mod:`locacal.curves.selection` need, through ``tr L``.
 
 At ``t = s_i`` the row's own design vector is ``X_i = (1, 0, 0)`` and its kernel weight is
-``W(0) = 1``, so with locfit's solution (:mod:`locacal.curves._local_solve`: smoother weights
+``W(0) = 1``, so with locfit's solution (:mod:`locacal.localfit._solve`: smoother weights
 ``l_j(t) = w_j (a' X_j + kappa)``, ``a = Z^(-) e_0``, ``kappa = (1 - a' Z e_0) / sum_j w_j``)
 the influence is ``L_ii = p_i (a_0 + kappa)``, ``p_i`` the prior weight of row i. For a
 full-rank window ``kappa = 0`` and ``L_ii = p_i (Z^-1)_00``; for the local mean (degree 0,
 rectangular kernel, or a zero bandwidth) ``L_ii = p_i / sum_{window} p_j``.
 
 The one-sided power sums behind the normal equations come from the in-block prefix sums of
-:mod:`locacal.curves._local_blocks` (about one binomial shift per side of each distinct
+:mod:`locacal.localfit._blocks` (about one binomial shift per side of each distinct
 score, since every window holds at least one block's worth of rows), and from
-:class:`~locacal.curves._local_exact.ExactLocalMap`'s segment trees for the few points the
+:class:`~locacal.localfit._segment.ExactLocalMap`'s segment trees for the few points the
 blocks cannot answer accurately; the equations and locfit's solution are the map's. The
 whole diagonal costs O(n log n) per bandwidth (the sort and the window searches), and one
-map and one :class:`~locacal.curves._local_blocks.BlockCache` serve a whole grid.
+map and one :class:`~locacal.localfit._blocks.BlockCache` serve a whole grid.
 """
 
 from __future__ import annotations
@@ -26,12 +26,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from locacal.curves._local_blocks import BlockCache, block_level
-from locacal.curves._local_exact import KERNEL_POLYNOMIALS, ExactLocalMap, window_totals
-from locacal.curves._local_fit import LocalParams
-from locacal.curves._local_solve import newton_step_and_unit
-from locacal.curves._local_window import effective_count, fixed_or_nn_bandwidth, window_bounds
 from locacal.data.sample import SortedSample
+from locacal.localfit._blocks import BlockCache, block_level
+from locacal.localfit._direct import LocalParams
+from locacal.localfit._segment import KERNEL_POLYNOMIALS, ExactLocalMap
+from locacal.localfit._solve import newton_step_and_unit
+from locacal.localfit._window import (
+    effective_count,
+    fixed_or_nn_bandwidth,
+    window_bounds,
+    window_mean,
+)
 
 __all__ = ["DataFit", "block_cache", "fit_at_data"]
 
@@ -58,7 +63,7 @@ def fit_at_data(sample: SortedSample, params: LocalParams,
 
     ``exact_map``: an :class:`ExactLocalMap` of the same sample, degree and kernel (any
     bandwidth), to reuse its moment trees across bandwidths; ``blocks``: likewise a
-    :class:`~locacal.curves._local_blocks.BlockCache` (:func:`block_cache`). The sums come
+    :class:`~locacal.localfit._blocks.BlockCache` (:func:`block_cache`). The sums come
     from the blocks, and from the map's trees for the few points the blocks cannot answer.
     """
     if params.kernel == "gauss":
@@ -79,7 +84,8 @@ def fit_at_data(sample: SortedSample, params: LocalParams,
     mean = bw == 0.0
     if params.degree == 0 and params.kernel == "rect":
         mean[:] = True
-    value[mean], unit[mean] = _window_mean(sample, lo[mean], hi[mean])
+    value[mean], total = window_mean(sample, lo[mean], hi[mean])
+    unit[mean] = np.where(total > 0, 1.0 / np.where(total > 0, total, 1.0), np.nan)
     rest = np.flatnonzero(~mean)
     if rest.size:
         if blocks is None:
@@ -119,18 +125,9 @@ def _fit_batch(sample: SortedSample, exact_map: ExactLocalMap, blocks: BlockCach
 
 
 def block_cache(sample: SortedSample, params: LocalParams) -> BlockCache:
-    """The :class:`~locacal.curves._local_blocks.BlockCache` of a sample for the degree and
+    """The :class:`~locacal.localfit._blocks.BlockCache` of a sample for the degree and
     kernel of ``params`` (the powers the local normal equations need)."""
     p = params.degree + 1
     top = max(KERNEL_POLYNOMIALS[params.kernel])
     return BlockCache(sample.scores, sample.labels, sample.weights,
                       [2 * p - 2 + top, p - 1 + top])
-
-
-def _window_mean(sample: SortedSample, lo: np.ndarray,
-                 hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Weighted mean label over ``[lo, hi)`` and ``1 / sum w`` (NaN where it is 0)."""
-    total, events = window_totals(sample, lo, hi)
-    ok = total > 0
-    safe = np.where(ok, total, 1.0)
-    return np.where(ok, events / safe, np.nan), np.where(ok, 1.0 / safe, np.nan)

@@ -28,15 +28,18 @@ import math
 import numpy as np
 
 from locacal._validation import warn
+from locacal.data.sample import SortedSample
 
 __all__ = [
     "KERNELS",
+    "bisect",
     "effective_count",
     "fixed_or_nn_bandwidth",
     "kernel_weights",
     "nn_count",
     "nn_distance",
     "window_bounds",
+    "window_mean",
 ]
 
 #: Kernel names of this package and locfit's names for them.
@@ -129,7 +132,7 @@ def _first_true(pred, n: int, m: int, guess: np.ndarray | None = None) -> np.nda
 
     ``guess``: candidate answers (a rounded ``searchsorted``); a candidate ``g`` is kept when
     the predicate holds at ``g`` (or ``g = n``) and fails at ``g - 1`` (or ``g = 0``), which
-    for a monotone predicate makes it the answer; the others are searched by bisection.
+    for a monotone predicate makes it the answer; the others are searched by :func:`bisect`.
     """
     lo = np.zeros(m, dtype=np.int64)
     hi = np.full(m, n, dtype=np.int64)
@@ -141,6 +144,18 @@ def _first_true(pred, n: int, m: int, guess: np.ndarray | None = None) -> np.nda
         before = np.flatnonzero(done & (g > 0))
         done[before] = ~pred(g[before] - 1, before)
         lo[done] = hi[done] = g[done]
+    return bisect(pred, lo, hi)
+
+
+def bisect(pred, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+    """Per point, the first index in ``[lo, hi]`` where the monotone predicate holds (``hi``
+    if it holds nowhere before ``hi``; it is never evaluated there).
+
+    ``pred(i, sel)`` answers for the points ``sel`` (indices into ``lo``) at the indices
+    ``i``: False then True along the sorted scores. Vectorised bisection, O(log n) rounds.
+    """
+    lo = np.array(lo, dtype=np.int64)
+    hi = np.array(hi, dtype=np.int64)
     while True:
         sel = np.flatnonzero(lo < hi)
         if sel.size == 0:
@@ -149,6 +164,19 @@ def _first_true(pred, n: int, m: int, guess: np.ndarray | None = None) -> np.nda
         ok = pred(mid, sel)
         hi[sel[ok]] = mid[ok]
         lo[sel[~ok]] = mid[~ok] + 1
+
+
+def window_mean(sample: SortedSample, lo: np.ndarray,
+                hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(Weighted) mean label over each run ``[lo, hi)`` of the sorted sample (NaN where the
+    weights sum to 0) and the run's total weight (its row count without weights), from the
+    sample's prefix sums."""
+    if sample.weights is None:
+        total, events = (hi - lo).astype(np.float64), sample.range_sum("y", lo, hi)
+    else:
+        total, events = sample.range_sum("w", lo, hi), sample.range_sum("wy", lo, hi)
+    ok = total > 0
+    return np.where(ok, events / np.where(ok, total, 1.0), np.nan), total
 
 
 def kernel_weights(dist: np.ndarray, h: float, kernel: str, *,

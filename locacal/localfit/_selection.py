@@ -1,9 +1,9 @@
-"""The default LCS of a large unweighted sample without sorting it: selection by cell counts.
+"""Nearest means of a large unweighted sample without sorting it: selection by cell counts.
 
 :func:`locacal.lcs` with its defaults (degree 0, rectangular kernel, nearest-neighbour fraction
 nn, exact evaluation) needs at each grid point t only the mean label of the window of the
 k = floor(n nn) nearest scores (every score at the k-th smallest rounded distance
-``|s_i - t|`` included, locfit's rule: :mod:`locacal.curves._local_window`), and the reflected
+``|s_i - t|`` included, locfit's rule: :mod:`locacal.localfit._window`), and the reflected
 density needs the scores' sums, four order statistics and a linear binning on the
 :data:`~locacal.density.BINNED_CELLS` cells of [0, 1]. None of this needs the whole sample in
 order. Here the scores are sorted only where the answer depends on their order:
@@ -25,30 +25,23 @@ order. Here the scores are sorted only where the answer depends on their order:
    At each grid point, h is the (k - n_inner)-th smallest distance among its undecided rows,
    the window is the inner rows plus the undecided rows within h, and its mean label is a
    ratio of integer counts: bit for bit the value of the sorted computation
-   (:func:`locacal.curves._local_fit.fit_points`).
+   (:func:`locacal.localfit._direct.fit_points`).
 
 The work is a few passes over the data and no O(n log n) sort. When the scores are so
 concentrated that the undecided cells hold more than :data:`MAX_UNDECIDED_SHARE` of the rows
-(summed over grid points), :func:`lcs_unsorted` returns None and the caller sorts.
+(summed over grid points), :func:`nearest_means` returns None and the caller sorts
+(the LCS's density half of this path is :func:`locacal.metrics.lcs_wmse.lcs_unsorted`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from locacal.curves._local_window import effective_count
-from locacal.curves.curve import slides_grid
 from locacal.data.sample import sort_sample
-from locacal.density import (
-    _SQRT_2PI,
-    BINNED_CELLS,
-    quartile_ranks,
-    reflected_quartiles_from,
-    reflected_sum_from_mass,
-    unweighted_reflected_bandwidth,
-)
+from locacal.density import BINNED_CELLS
+from locacal.localfit._window import effective_count
 
-__all__ = ["MAX_UNDECIDED_SHARE", "lcs_unsorted", "nearest_means"]
+__all__ = ["MAX_UNDECIDED_SHARE", "nearest_means", "selected_means"]
 
 #: Largest number of undecided rows, summed over the grid points, as a share of n.
 MAX_UNDECIDED_SHARE = 0.25
@@ -197,36 +190,22 @@ def nearest_means(scores: np.ndarray, labels: np.ndarray, points: np.ndarray, nn
     k-th distance included): ``fit_points(...).value`` for degree 0 and the rectangular
     kernel, unweighted, without sorting. None when the undecided rows, summed over the
     points, exceed ``max_share`` n."""
+    selected = selected_means(scores, labels, points, nn, max_share=max_share)
+    return None if selected is None else selected[0]
+
+
+def selected_means(scores: np.ndarray, labels: np.ndarray, points: np.ndarray, nn: float, *,
+                   ranks: np.ndarray | None = None,
+                   max_share: float = MAX_UNDECIDED_SHARE) -> tuple[np.ndarray, _Cells] | None:
+    """:func:`nearest_means` and the cells it gathered; ``ranks``: order statistics (0-based)
+    whose cells are gathered too, so that ``cells.order_stat`` answers them (the density's
+    quartiles, :func:`locacal.metrics.lcs_wmse.lcs_unsorted`)."""
     cells = _Cells(scores, labels)
     k = effective_count(scores.size, nn, None)
     runs = _plan(cells, points, k)
     if _undecided_rows(cells, runs) > max_share * scores.size:
         return None
-    cells.gather(_chosen_cells(runs, []))
-    return _means(cells, points, runs, k)
-
-
-def lcs_unsorted(scores: np.ndarray, labels: np.ndarray, nn: float,
-                 grid_size: int) -> float | None:
-    """The default :func:`locacal.lcs` (degree 0, rectangular kernel, exact evaluation) of
-    validated unweighted scores and 0/1 labels with more than
-    :data:`locacal.density.EXACT_MAX_N` rows, without sorting them (module docstring);
-    None when the scores are too concentrated for that, and the caller sorts."""
-    n = scores.size
-    lo, hi = float(scores.min()), float(scores.max())
-    grid = slides_grid(np.array([lo, hi]), grid_size)
-    cells = _Cells(scores, labels)
-    k = effective_count(n, nn, None)
-    runs = _plan(cells, grid, k)
-    if _undecided_rows(cells, runs) > MAX_UNDECIDED_SHARE * n:
-        return None
-    ranks = quartile_ranks(n)
-    cell_of_rank = np.searchsorted(cells.rows, ranks, side="right") - 1
-    cells.gather(_chosen_cells(runs, cell_of_rank.tolist()))
-    g = np.clip(_means(cells, grid, runs, k), 0.0, 1.0)
-    # the reflected density of locacal.density.reflected_kde_values, binned branch
-    q1, q3 = reflected_quartiles_from(cells.order_stat, n)
-    h = unweighted_reflected_bandwidth(n, float(scores.sum()), float(np.dot(scores, scores)),
-                                       q1, q3, float(scores[0]))
-    dens = reflected_sum_from_mass(grid, cells.density_mass(), h, CELLS) / (3.0 * n * h * _SQRT_2PI)
-    return float(np.sum(dens * (g - grid) ** 2) / dens.sum())
+    extra = [] if ranks is None else (np.searchsorted(cells.rows, ranks, side="right")
+                                      - 1).tolist()
+    cells.gather(_chosen_cells(runs, extra))
+    return _means(cells, points, runs, k), cells

@@ -1,6 +1,6 @@
 """Exact local fits at millions of distinct points: :class:`ExactLocalMap`.
 
-The same fit as :func:`locacal.curves._local_fit.fit_points` (locfit's rules, no
+The same fit as :func:`locacal.localfit._direct.fit_points` (locfit's rules, no
 interpolation), organised for many points:
 
 * the queries are sorted and made unique once; each distinct point is fitted and the values
@@ -12,7 +12,7 @@ interpolation), organised for many points:
   ``1 - 3x^3 + 3x^6 - x^9``), so the kernel-weighted power sums
   ``sum_i w_i K(x_i) (s_i - t)^j`` are combinations of the one-sided power sums
   ``sum_i w_i x_i^q`` (``q`` up to 13). Those come from :class:`LeftMomentTree`
-  (:mod:`locacal.curves._local_moments`): segment-tree moments whose re-anchoring
+  (:mod:`locacal.localfit._moments`): segment-tree moments whose re-anchoring
   multiplies and adds non-negative numbers only, so each is accurate to a few units in the
   last place, relative. Sorted points whose window ``[lo, hi)`` and split ``z`` (first score
   above ``t``) coincide share one tree query (at most ~3n distinct triples, whatever the
@@ -20,7 +20,7 @@ interpolation), organised for many points:
   The only cancellation left is the kernel's own sign pattern (tricube: four terms of size
   at most 3, i.e. a few units in the last place of ``sum_i w_i x_i^j``). The normal
   equations then go through locfit's Newton step and Jacobi solver
-  (:func:`locacal.curves._local_solve.newton_step`); in degree 2 that solver amplifies
+  (:func:`locacal.localfit._solve.newton_step`); in degree 2 that solver amplifies
   last-bit differences of the sums to ~1e-9 (as it does between locfit and any other
   summation order);
 * **Gaussian kernel** (not compact, not a polynomial): direct summation over the window
@@ -40,16 +40,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from locacal.curves._local_fit import LocalParams, fit_points
-from locacal.curves._local_moments import LeftMomentTree, mirror, shift_moments
-from locacal.curves._local_solve import design_from_moments, newton_step
-from locacal.curves._local_window import (
+from locacal.data.sample import SortedSample
+from locacal.localfit._direct import LocalParams, fit_points
+from locacal.localfit._moments import LeftMomentTree, mirror, shift_moments
+from locacal.localfit._solve import design_from_moments, newton_step
+from locacal.localfit._window import (
+    bisect,
     effective_count,
     fixed_or_nn_bandwidth,
     kernel_weights,
     window_bounds,
+    window_mean,
 )
-from locacal.data.sample import SortedSample
 
 __all__ = ["KERNEL_POLYNOMIALS", "ExactLocalMap"]
 
@@ -108,10 +110,10 @@ class ExactLocalMap:
             return fit_points(sample, t, params).value
         lo, hi = window_bounds(s, t, bw)
         if params.degree == 0 and params.kernel == "rect":
-            return _window_mean(sample, lo, hi)
+            return window_mean(sample, lo, hi)[0]
         value = np.full(t.shape[0], np.nan)
         point = bw == 0.0
-        value[point] = _window_mean(sample, lo[point], hi[point])
+        value[point] = window_mean(sample, lo[point], hi[point])[0]
         keep = np.flatnonzero(~point & (hi > lo))
         if keep.size:
             value[keep] = self._polynomial_fit(t[keep], bw[keep], lo[keep], hi[keep])
@@ -144,7 +146,7 @@ class ExactLocalMap:
         value = newton_step(z_mat, rhs, c0)[:, 0]
         value[~has_weight] = np.nan
         thin = np.flatnonzero(has_weight & (total < THIN_KERNEL
-                                            * window_totals(self._sample, lo, hi)[0]))
+                                            * window_mean(self._sample, lo, hi)[1]))
         if thin.size:
             value[thin] = fit_points(self._sample, t[thin], self._params).value
         return value
@@ -213,21 +215,6 @@ class ExactLocalMap:
         return z_mat, rhs.T, c0, total, has_weight
 
 
-def window_totals(sample: SortedSample, lo: np.ndarray,
-                  hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Total weight and weighted events over each ``[lo, hi)`` (counts without weights)."""
-    if sample.weights is None:
-        return (hi - lo).astype(np.float64), sample.range_sum("y", lo, hi)
-    return sample.range_sum("w", lo, hi), sample.range_sum("wy", lo, hi)
-
-
-def _window_mean(sample: SortedSample, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """(Weighted) mean label over ``[lo, hi)``; NaN where the weights sum to 0."""
-    total, events = window_totals(sample, lo, hi)
-    ok = total > 0
-    return np.where(ok, events / np.where(ok, total, 1.0), np.nan)
-
-
 def _kernel_sums(left: np.ndarray, right: np.ndarray, h: np.ndarray, kernel: dict,
                  count: int, uniform: np.ndarray) -> np.ndarray:
     """``sum_i v_i K(x_i) (s_i - t)^j`` for ``j < count`` from one-sided power sums
@@ -283,22 +270,7 @@ def _has_weight(sample: SortedSample, t: np.ndarray, h: np.ndarray, lo: np.ndarr
     s = sample.scores
     a, b = lo.copy(), hi.copy()
     inner = ~uniform & (params_kernel != "rect")
-    a[inner] = _first(lambda i, sel: (t[sel] - s[i]) < h[sel], lo[inner], z[inner], inner)
-    b[inner] = _first(lambda i, sel: (s[i] - t[sel]) >= h[sel], z[inner], hi[inner], inner)
+    rows = np.flatnonzero(inner)
+    a[inner] = bisect(lambda i, sel: (t[rows[sel]] - s[i]) < h[rows[sel]], lo[inner], z[inner])
+    b[inner] = bisect(lambda i, sel: (s[i] - t[rows[sel]]) >= h[rows[sel]], z[inner], hi[inner])
     return sample.range_sum("w", a, b) > 0
-
-
-def _first(pred, lo: np.ndarray, hi: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """First index in ``[lo, hi]`` where the monotone ``pred(i, sel)`` holds (``hi`` if
-    none); ``sel`` indexes the points selected by ``mask``."""
-    rows = np.flatnonzero(mask)
-    lo, hi = lo.copy(), hi.copy()
-    while True:
-        act = np.flatnonzero(lo < hi)
-        if act.size == 0:
-            return lo
-        mid = (lo[act] + hi[act]) // 2
-        ok = pred(mid, rows[act])
-        hi[act[ok]] = mid[ok]
-        lo[act[~ok]] = mid[~ok] + 1
-

@@ -1,11 +1,11 @@
 """Exact local polynomial fits at given points, on a :class:`SortedSample`.
 
 The window of each point is a contiguous run of the sorted scores (see
-:mod:`locacal.curves._local_window`), so
+:mod:`locacal.localfit._window`), so
 
 * degree 0 with the rectangular kernel is a ratio of range sums: O(log n) per point;
 * other degrees and kernels form the local normal equations on the window's slice with NumPy
-  and apply locfit's solution rule (:mod:`locacal.curves._local_solve`).
+  and apply locfit's solution rule (:mod:`locacal.localfit._solve`).
 
 Two ways of summing the normal equations, chosen by problem size only:
 
@@ -31,15 +31,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from locacal.curves._local_solve import LocalSolution, design_from_moments, solve_newton
-from locacal.curves._local_window import (
+from locacal.data.sample import SortedSample
+from locacal.localfit._solve import LocalSolution, design_from_moments, solve_newton
+from locacal.localfit._window import (
     effective_count,
     fixed_or_nn_bandwidth,
     kernel_reach,
     kernel_weights,
     window_bounds,
+    window_mean,
 )
-from locacal.data.sample import SortedSample
 
 __all__ = ["SEQUENTIAL_BUDGET", "LocalParams", "PointFits", "fit_points"]
 
@@ -112,17 +113,10 @@ def _rect_mean(sample: SortedSample, lo: np.ndarray, hi: np.ndarray) -> LocalSol
     weights). locfit adds one Newton correction ``sum_i w_i (y_i - mean) / sum_i w_i``, which
     is rounding noise; it is left out (measured difference from locfit <= 2.2e-15).
     """
-    if sample.weights is None:
-        total = (hi - lo).astype(np.float64)
-        events = sample.range_sum("y", lo, hi)
-        square = total
-    else:
-        total = sample.range_sum("w", lo, hi)
-        events = sample.range_sum("wy", lo, hi)
-        square = sample.range_sum("w2", lo, hi)
+    value, total = window_mean(sample, lo, hi)
+    square = total if sample.weights is None else sample.range_sum("w2", lo, hi)
     ok = total > 0
     safe = np.where(ok, total, 1.0)
-    value = np.where(ok, events / safe, np.nan)
     var_factor = np.where(ok, square / (safe * safe), np.nan)
     return LocalSolution(value, np.zeros_like(value), var_factor)
 

@@ -47,7 +47,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from locacal.curves._local_fit import (
+from locacal.data.sample import SortedSample
+from locacal.localfit._direct import (
     SEQUENTIAL_BUDGET,
     LocalParams,
     _chunked_moments,
@@ -56,9 +57,8 @@ from locacal.curves._local_fit import (
     _Window,
     fit_points,
 )
-from locacal.curves._local_solve import newton_step
-from locacal.curves._local_window import effective_count, fixed_or_nn_bandwidth, nn_count
-from locacal.data.sample import SortedSample
+from locacal.localfit._solve import newton_step
+from locacal.localfit._window import effective_count, fixed_or_nn_bandwidth, nn_count
 
 __all__ = ["LocfitTree", "build_tree", "locfit_tree_would_crash", "tree_vertex_cap"]
 
@@ -431,7 +431,7 @@ def stack_depth_limit(stack_bytes: int | None = None) -> int | None:
 
     Defaults to this process's soft stack limit, the main thread's stack, where a standalone
     R (``Rscript``) runs; ``None`` when it is unlimited. Through rpy2, locacal runs R on its
-    own thread and passes that thread's stack (:mod:`locacal.curves._rsession`).
+    own thread and passes that thread's stack (:mod:`locacal.localfit._rthread`).
     """
     if stack_bytes is None:
         soft, _ = resource.getrlimit(resource.RLIMIT_STACK)

@@ -1,6 +1,6 @@
 r"""One-sided power sums at many points whose windows hold many rows: in-block prefix sums.
 
-:class:`~locacal.curves._local_exact.ExactLocalMap` answers every point by segment-tree
+:class:`~locacal.localfit._segment.ExactLocalMap` answers every point by segment-tree
 queries: about :math:`2 \log_2 n` tree nodes on each side of the point, each moved to the
 point by a binomial shift of :math:`O(\text{order}^2)` operations. That is the cost of one
 span of :func:`~locacal.curves.selection.smoothing_table` at every observed score. When every
@@ -19,7 +19,7 @@ nn\rfloor`), the same sums need about one shift per side:
   - if it crosses a block boundary: the suffix of ``a``'s block from ``a`` and the prefix of
     ``b - 1``'s block up to ``b - 1``, moved to ``t`` by one binomial shift when they share
     their anchor (adjacent blocks), plus the whole blocks between them from a segment tree
-    built over the blocks (:func:`~locacal.curves._local_moments.grow_levels`,
+    built over the blocks (:func:`~locacal.localfit._moments.grow_levels`,
     :math:`O(\log(W / B))` nodes, usually none);
   - if it lies inside one block: :math:`Q(b-1) - Q(a-1)` when that block starts inside the
     window, otherwise :math:`S(a) - S(b)`, whose anchor is then inside the window (a block
@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from locacal.curves._local_moments import grow_levels, mirror, shift_moments
+from locacal.localfit._moments import grow_levels, mirror, shift_moments
 
 __all__ = ["BlockCache", "BlockSums", "block_level"]
 

@@ -16,7 +16,7 @@ Why a thread and not a subprocess: a worker process would need its own protocol 
 scores in, the m queries in and out, R errors back), its own lifecycle (start, death, restart,
 shutdown) and would keep fits in another process's memory. The thread needs none of that,
 and the two ways R kills its host are both prevented before R is entered: the stack overflow
-by the big stack plus locacal's replay of locfit's tree (:mod:`._locfit_tree`, told this
+by the big stack plus locacal's replay of locfit's tree (:mod:`._tree`, told this
 thread's stack size), rpy2's thread confusion by never entering R elsewhere. The price: a
 crash inside R that locacal does not foresee still takes the Python process with it.
 
@@ -45,7 +45,7 @@ __all__ = ["STACK_BYTES", "post", "run"]
 T = TypeVar("T")
 
 #: C stack of the R thread. locfit's ``atree_grow`` takes ~130 KB per level (see
-#: :data:`locacal.curves._locfit_tree.ATREE_FRAME_BYTES`) and its depth is bounded by the
+#: :data:`locacal.localfit._tree.ATREE_FRAME_BYTES`) and its depth is bounded by the
 #: vertex budget, at most 504 vertices at ``maxk = 200`` and ``nn >= 0.05``: 67 MB. 256 MiB
 #: leaves room for ``nn`` down to 0.013 (or a larger ``maxk``) before the crash predictor
 #: has to refuse; it is address space only, pages are committed as the stack grows.

@@ -1,0 +1,86 @@
+"""WMSE's local means: the mean label of the nearest scores of weight k, boundary ties shared.
+
+Used by :func:`locacal.metrics.wmse` (the 2024 R code's ``local_ci_scores``), through
+:func:`locacal.localfit.fit` with :class:`~locacal.localfit.NearestMean`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from locacal.data.sample import SortedSample
+from locacal.localfit._window import bisect
+
+__all__ = ["knn_means"]
+
+
+def knn_means(sample: SortedSample, points: np.ndarray, k: float) -> np.ndarray:
+    """Mean label of the nearest scores of weight k around each point, boundary ties shared.
+
+    Let h be the smallest distance |s_i - t| such that the observations within h weigh at
+    least k. Observations closer than h count fully; those at distance exactly h share the
+    remaining weight k - W(closer) in proportion to their weights. Without ties at h and with
+    unit weights this is the plain mean of the k nearest; with ties it is the average over
+    every order of the tied rows, so it does not depend on row order (nor on the order of
+    tied rows in ``sample``: they share the boundary's weight).
+
+    O(m log^2 n) on the sorted sample: around a point t the observations within any distance
+    form a contiguous run of the sorted scores, found by bisection
+    (:func:`locacal.localfit._window.bisect`) on the floating-point distances themselves
+    (t - s on the left, s - t on the right, each monotone in the sorted position), so ties at
+    the boundary are decided on exactly the numbers ``|s - t|`` that R's code ranks; prefix
+    sums give each run's weight and label sum.
+    """
+    weights = sample.weights
+    s = sample.scores
+    w = np.ones_like(s) if weights is None else weights
+    cw = np.concatenate([[0.0], np.cumsum(w)])
+    cwy = np.concatenate([[0.0], np.cumsum(np.where(sample.labels, w, 0.0))])
+    n = s.size
+    t = points
+    split = np.searchsorted(s, t, side="right")  # s[:split] <= t < s[split:]
+    # slack for the rounding of the prefix sums (exact integers for unit weights)
+    need = k if weights is None else k * (1.0 - 1e-12)
+
+    def run(d: np.ndarray, pts: np.ndarray, strict: bool) -> tuple[np.ndarray, np.ndarray]:
+        """[a, b): the observations at distance <= d (< d if strict) from the points
+        ``pts`` (``d`` one distance per point of ``pts``)."""
+        tp, sp = t[pts], split[pts]
+
+        def left_in(q, sel):
+            dist = tp[sel] - s[np.minimum(q, n - 1)]
+            return (q >= sp[sel]) | ((dist < d[sel]) if strict else (dist <= d[sel]))
+
+        def right_out(q, sel):
+            dist = s[np.minimum(q, n - 1)] - tp[sel]
+            return (q >= n) | ((dist >= d[sel]) if strict else (dist > d[sel]))
+
+        return (bisect(left_in, np.zeros_like(sp), sp),
+                bisect(right_out, sp, np.full_like(sp, n)))
+
+    def enough(d: np.ndarray, pts: np.ndarray) -> np.ndarray:
+        a, b = run(d, pts, strict=False)
+        return cw[b] - cw[a] >= need
+
+    # h is the distance of some left or right observation: the nearest on each side that
+    # already gathers weight k, whichever is closer
+    def left_short(q, sel):  # distance t - s[q] grows as q falls: "not enough" is the upper run
+        return (q >= split[sel]) | ~enough(t[sel] - s[np.minimum(q, n - 1)], sel)
+
+    every = np.arange(t.shape[0])
+    q_left = bisect(left_short, np.zeros_like(split), split) - 1
+    h_left = np.where(q_left >= 0, t - s[np.maximum(q_left, 0)], np.inf)
+
+    def right_enough(q, sel):
+        return (q >= n) | enough(s[np.minimum(q, n - 1)] - t[sel], sel)
+
+    q_right = bisect(right_enough, split, np.full_like(split, n))
+    h_right = np.where(q_right < n, s[np.minimum(q_right, n - 1)] - t, np.inf)
+    h = np.minimum(h_left, h_right)
+    a_in, b_in = run(h, every, strict=True)
+    a_all, b_all = run(h, every, strict=False)
+    w_in, wy_in = cw[b_in] - cw[a_in], cwy[b_in] - cwy[a_in]
+    w_edge = (cw[b_all] - cw[a_all]) - w_in
+    wy_edge = (cwy[b_all] - cwy[a_all]) - wy_in
+    share = (k - w_in) / w_edge
+    return (wy_in + share * wy_edge) / k

@@ -1,0 +1,77 @@
+"""localfit.fit: the strategy table picks the module the table names, and the cache is reused."""
+
+import numpy as np
+import pytest
+
+from locacal.data.sample import sort_sample
+from locacal.localfit import GaussianKernel, LocalParams, NearestMean, fit, local_params
+from locacal.localfit._direct import SEQUENTIAL_BUDGET, fit_points
+from locacal.localfit._gauss import kernel_regression, kernel_var_factor
+from locacal.localfit._influence import fit_at_data
+from locacal.localfit._knn import knn_means
+from locacal.localfit._segment import ExactLocalMap
+from locacal.localfit._tree import build_tree
+
+
+def _sample(n, seed=0, weighted=False):
+    rng = np.random.default_rng(seed)
+    s = rng.beta(2, 3, size=n)
+    y = rng.uniform(size=n) < s
+    w = rng.gamma(2.0, size=n) if weighted else None
+    return s, y, w
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_each_row_of_the_table_is_its_strategy_bit_for_bit(weighted):
+    s, y, w = _sample(600, 1, weighted)
+    sample = sort_sample(s, y, w)
+    params = local_params(1, 0.3, None, "tricube")
+    grid = np.linspace(0, 1, 11)
+    direct = fit_points(sample, grid, params)
+    got = fit(sample, grid, params, outputs=("value", "var_factor", "count"))
+    np.testing.assert_array_equal(got.value, direct.value)
+    np.testing.assert_array_equal(got.var_factor, direct.var_factor)
+    np.testing.assert_array_equal(got.count, direct.count)
+    assert got.slope is None and got.influence is None
+    tree = fit(sample, grid, params, structure="tree", outputs=("value", "var_factor"))
+    np.testing.assert_array_equal(tree.value, build_tree(sample, params)(grid))
+    np.testing.assert_array_equal(tree.var_factor, direct.var_factor)  # the exact fit's
+    at_data = fit(sample, "data", params, outputs=("value", "influence"))
+    reference = fit_at_data(sample, params)
+    np.testing.assert_array_equal(at_data.value, reference.value)
+    np.testing.assert_array_equal(at_data.influence, reference.influence)
+    np.testing.assert_array_equal(fit(sample, grid, NearestMean(90.0)).value,
+                                  knn_means(sample, grid, 90.0))
+    gauss = fit((s, y, w), grid, GaussianKernel(0.05, "ll"), outputs=("value", "var_factor"))
+    np.testing.assert_array_equal(gauss.value, kernel_regression(s, y, w, grid, 0.05, "ll"))
+    np.testing.assert_array_equal(gauss.var_factor, kernel_var_factor(s, w, grid, 0.05, "ll"))
+
+
+def test_many_points_switches_to_segment_trees_beyond_the_budget():
+    s, y, _ = _sample(4000, 2)
+    sample = sort_sample(s, y, None)
+    params = LocalParams(1, 0.5, None, "tricube")  # window 2000 rows per point
+    few = np.linspace(0.1, 0.9, 7)
+    np.testing.assert_array_equal(fit(sample, few, params, many_points=True).value,
+                                  fit_points(sample, few, params).value)
+    many = np.linspace(0, 1, SEQUENTIAL_BUDGET // 2000 + 1)
+    cache = {}
+    got = fit(sample, many, params, many_points=True, cache=cache).value
+    np.testing.assert_array_equal(got, ExactLocalMap(sample, params, clip=False)(many))
+    # without many_points the same points are summed window by window, as the LCS needs
+    np.testing.assert_array_equal(fit(sample, many, params).value,
+                                  fit_points(sample, many, params).value)
+    (key,) = cache
+    first = cache[key]
+    fit(sample, many, params, many_points=True, cache=cache)
+    assert cache[key] is first  # prepared once per cache
+
+
+def test_bad_outputs_and_strategy_names_are_refused():
+    sample = sort_sample(*_sample(50)[:2], None)
+    with pytest.raises(ValueError, match="outputs"):
+        fit(sample, np.array([0.5]), LocalParams(), outputs=("value", "slopes"))
+    with pytest.raises(ValueError, match="structure"):
+        fit(sample, np.array([0.5]), LocalParams(), structure="rbox")
+    with pytest.raises(ValueError, match="backend"):
+        fit(sample, np.array([0.5]), LocalParams(), backend="R")
