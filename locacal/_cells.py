@@ -2,7 +2,7 @@
 
 :class:`locacal._sufficient.ScoreStatistics` holds per-cell sums of a sample of any size;
 this module turns them into what the in-memory functions return, so that Dask input
-(:mod:`locacal._dask`) gets the same objects:
+(:mod:`locacal.data.dask`) gets the same objects:
 
 * :func:`binning_calibrator`: a fitted :class:`~locacal.curves.binning.BinningCalibrator`
   (uniform bins exactly; quantile bins with the bound of

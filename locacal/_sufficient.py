@@ -46,7 +46,7 @@ What is exact and what is approximated (bounds stated and tested)
       0 or 1 with the rect or tricube kernel (binned local regression as KernSmooth's
       ``locpoly``): :meth:`ScoreStatistics.local_fit`.
     * The AUC, confusion rates, curves and the report from the cells:
-      :mod:`locacal._cells`; Dask input: :mod:`locacal._dask`.
+      :mod:`locacal._cells`; Dask input: :mod:`locacal.data.dask`.
 """
 
 from __future__ import annotations

@@ -162,14 +162,14 @@ def public_api(func: Callable[_P, _R]) -> Callable[_P, _R]:
 
 def is_dask(value: Any) -> bool:
     """Whether ``value`` is a Dask collection (array, Series, DataFrame), judged by the module
-    of its type so that Dask is never imported to find out (:mod:`locacal._dask`)."""
+    of its type so that Dask is never imported to find out (:mod:`locacal.data.dask`)."""
     module = type(value).__module__ or ""
     return module.split(".")[0] in ("dask", "dask_expr")
 
 
 def has_dask(*values: Any) -> bool:
     """Whether any of ``values`` is a Dask collection: the public functions then take the
-    partition-by-partition path of :mod:`locacal._dask`."""
+    partition-by-partition path of :mod:`locacal.data.dask`."""
     return any(is_dask(v) for v in values)
 
 

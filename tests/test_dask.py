@@ -1,4 +1,4 @@
-"""Dask input: the public functions reduce partitions to cell statistics (locacal._dask),
+"""Dask input: the public functions reduce partitions to cell statistics (locacal.data.dask),
 never gather a column, equal the cell statistics of the whole and the in-memory results within
 the stated bounds, validate per partition, and run on dask.distributed too."""
 

@@ -1,8 +1,9 @@
 """``locacal report`` on a table larger than memory: read with Dask, reduce per partition.
 
 With ``--dask`` (or automatically for a Parquet file larger than :data:`AUTO_BYTES`) the
-command reads only the named columns with ``dask.dataframe.read_parquet`` (or ``read_csv``)
-and computes everything from the cell statistics of :mod:`locacal._dask`: the metrics of
+command reads only the named columns with :func:`locacal.data.dask.read_columns` (Dask's
+``read_parquet`` or ``read_csv``) and computes everything from the cell statistics of
+:mod:`locacal.data.dask`: the metrics of
 :data:`locacal._cells.CELL_COLUMNS` (the others are NaN), the curve by ``binning`` or
 ``local`` (binned fit), no bootstrap intervals. The score histograms of the figure are drawn
 from a random sample of at most :data:`HISTOGRAM_ROWS` rows.
@@ -18,6 +19,7 @@ import pandas as pd
 
 from locacal._validation import plain
 from locacal.cli.input import PARQUET_SUFFIXES, InputError
+from locacal.data.dask import read_columns
 
 __all__ = ["AUTO_BYTES", "HISTOGRAM_ROWS", "DaskTable", "read_dask", "use_dask"]
 
@@ -40,21 +42,14 @@ class DaskTable:
     """The named columns of ``path`` as lazy Dask Series."""
 
     def __init__(self, path: Path, columns: list[str]) -> None:
+        parquet = path.suffix.lower() in PARQUET_SUFFIXES or path.is_dir()
         try:
-            import dask.dataframe as dd
+            self.frame = read_columns(path, columns, parquet=parquet)
         except ImportError:
             raise InputError("--dask needs Dask; install it with "
                              "`pip install 'locacal[dask]'`") from None
-        if not path.exists():
-            raise InputError(f"{path}: no such file")
-        parquet = path.suffix.lower() in PARQUET_SUFFIXES or path.is_dir()
-        frame = dd.read_parquet(path) if parquet else dd.read_csv(path)
-        missing = [c for c in columns if c not in frame.columns]
-        if missing:
-            shown = ", ".join(repr(str(c)) for c in frame.columns)
-            raise InputError(f"column {plain(missing[0])!r} is not in the data; its columns are "
-                             f"{shown}")
-        self.frame = frame[columns]
+        except (FileNotFoundError, KeyError) as exc:
+            raise InputError(exc.args[0]) from None
 
     def labels(self, name: str, pos_label: str | None) -> Any:
         """The label column, or ``column == pos_label`` read in the column's type (lazy)."""

@@ -153,10 +153,10 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
 
         A Dask array, Series or one-column DataFrame gives a lazy Dask array: the exact
         in-memory ``predict`` mapped over its blocks (each block validated), nothing computed
-        until asked (:func:`locacal._dask.lazy_predict`)."""
+        until asked (:func:`locacal.data.dask.lazy_predict`)."""
         check_is_fitted(self)
         if has_dask(X):
-            from locacal._dask import lazy_predict
+            from locacal.data.dask import lazy_predict
 
             return lazy_predict(self._predict, X, SCORES)
         return self._predict(_as_scores(X, SCORES))
@@ -166,8 +166,9 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
         (a lazy Dask array for Dask input)."""
         g = self.predict(X)
         if has_dask(g):
-            return g.map_blocks(lambda b: np.column_stack([1.0 - b, b]), new_axis=1,
-                                chunks=(g.chunks[0], (2,)), dtype=np.float64)
+            from locacal.data.dask import lazy_proba
+
+            return lazy_proba(g)
         return np.column_stack([1.0 - g, g])
 
     def transform(self, X: Any) -> np.ndarray:

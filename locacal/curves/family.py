@@ -124,7 +124,7 @@ def calibration_curve(
     >>> curve.method, len(curve)  # the 100-point grid, restricted to the score range
     ('local', 98)
 
-    Dask input (arrays, Series or one-column DataFrames; :mod:`locacal._dask`): methods
+    Dask input (arrays, Series or one-column DataFrames; :mod:`locacal.data.dask`): methods
     ``"binning"`` (quantile or uniform bins) and ``"local"`` (degree 0/1, kernel rect or
     tricube, the binned fit of :class:`locacal._cells.CellLocalCalibrator`) from cell
     statistics merged partition by partition, with ``band="pointwise"`` or None.

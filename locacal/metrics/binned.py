@@ -101,7 +101,7 @@ def ece(scores: Any, labels: Any, *, weights: Any = None, bins: int = 10,
         Number of bins, at most the number of observations with positive weight (or 10 on
         smaller samples): more bins than observations could only be empty.
     strategy : {"quantile", "uniform", "adaptive"}, default "quantile"
-        How bins are formed. With Dask input (:mod:`locacal._dask`) uniform bins are exact
+        How bins are formed. With Dask input (:mod:`locacal.data.dask`) uniform bins are exact
         (``bins`` must divide 100800), quantile bins are cut at the cell holding each
         break, within the bound of :meth:`locacal._sufficient.ScoreStatistics.quantile_bins`,
         and adaptive bins are refused.

@@ -42,7 +42,7 @@ def brier_score(scores: Any, labels: Any, *, weights: Any = None) -> float:
     References
     ----------
     Brier (1950); Machado, Charpentier et al. (2024), eq. (3). Dask input: exact, partition
-    by partition (:mod:`locacal._dask`).
+    by partition (:mod:`locacal.data.dask`).
     """
     if has_dask(scores, labels, weights):
         from locacal import _dask

@@ -105,7 +105,7 @@ def lcs(scores: Any, labels: Any, *, weights: Any = None, nn: float = 0.15, degr
     Machado, Charpentier, Flachaire, Gallic & Hu (2024), "Our new metric: LCS", eq. (5), and
     "Local regression: issue" (restricted grid).
 
-    Dask input (:mod:`locacal._dask`): computed from mergeable cell statistics, partition by
+    Dask input (:mod:`locacal.data.dask`): computed from mergeable cell statistics, partition by
     partition, within the bound of :meth:`locacal._sufficient.ScoreStatistics.lcs_with_bound`
     (degree 0 or 1, kernel "rect" or "tricube", ``evaluation="exact"``).
     """

@@ -130,7 +130,7 @@ def _progress(total: int, show: bool) -> tuple[Callable[[], None], Callable[[], 
 
 def _dask_report(scores: Any, labels: Any, weights: Any, true_p: Any, threshold: float,
                  ci: bool, columns: tuple[str, ...]) -> pd.Series | pd.DataFrame:
-    """The report of Dask input (:mod:`locacal._dask`): the columns that cell statistics
+    """The report of Dask input (:mod:`locacal.data.dask`): the columns that cell statistics
     determine (:data:`locacal._cells.CELL_COLUMNS`), NaN for the others
     (:data:`locacal._cells.NOT_FROM_CELLS` says why)."""
     from locacal import _dask
@@ -264,7 +264,7 @@ def calibration_report(scores: Any, labels: Any, *, true_p: Any = None, weights:
         holding one class, say) are left out with a CalibrationWarning. A tqdm progress bar
         is shown when n_boot x n x models >= 2e7.
 
-        Dask input (arrays, Series, DataFrames; :mod:`locacal._dask`): the columns that
+        Dask input (arrays, Series, DataFrames; :mod:`locacal.data.dask`): the columns that
         mergeable cell statistics determine, :data:`locacal._cells.CELL_COLUMNS` (n, brier,
         log_loss, spiegelhalter_z and unc exactly; accuracy, sensitivity, specificity
         exactly at a threshold that is a multiple of 1/100800, as 0.5; ECE, QMSE, LCS,
