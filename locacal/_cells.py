@@ -22,13 +22,14 @@ import numpy as np
 import pandas as pd
 from sklearn.isotonic import isotonic_regression
 
-from locacal._sufficient import CELLS, EDGES, ScoreStatistics
+from locacal._sufficient import ScoreStatistics
 from locacal._validation import check_choice, check_int, plain, warn
 from locacal.curves._base import BaseCalibrator
 from locacal.curves.bands import proportion_band
 from locacal.curves.binning import BinningCalibrator
 from locacal.curves.local import DEFAULT_LOCAL
 from locacal.data.bins import DEFAULT_BINS
+from locacal.data.grid import CELLS, EDGES, nn_bracket
 from locacal.metrics.binned import calib_mse_from_bins, ece_from_bins
 
 __all__ = ["CELL_COLUMNS", "CELL_EXTRAS", "NOT_FROM_CELLS", "CellLocalCalibrator", "auc_with_bound",
@@ -151,7 +152,7 @@ class CellLocalCalibrator(BaseCalibrator):
         st = self.stats_
         k = float(max(int(st.n * self.nn + 1e-12), 1))
         cum = np.concatenate([[0.0], np.cumsum(st.count)])
-        _, _, _, outer = st._nn_bracket(grid, k, cum)
+        _, _, _, outer = nn_bracket(grid, k, cum)
         return np.minimum(cum[outer[1]] - cum[outer[0]], k)
 
     def _curve_params(self) -> dict[str, Any]:
@@ -250,7 +251,7 @@ def wmse_with_bound(stats: ScoreStatistics, nn: float = 0.15,
     grid = np.linspace(0.0, 1.0, grid_size)
     cum_mass = np.concatenate([[0.0], np.cumsum(mass)])
     cum_events = np.concatenate([[0.0], np.cumsum(stats.wy * (rows / stats.total_weight))])
-    _, _, core, outer = stats._nn_bracket(grid, k, cum_mass)
+    _, _, core, outer = nn_bracket(grid, k, cum_mass)
 
     def sums(cum: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         inner = cum[core[1]] - cum[core[0]]

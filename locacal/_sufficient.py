@@ -1,27 +1,18 @@
 """Mergeable sufficient statistics of a scored sample on a fine grid of score cells.
 
-A :class:`ScoreStatistics` holds, for each of :data:`CELLS` equal cells of [0, 1], the number
-of rows and the weighted sums a calibration analysis needs (sum w, w^2, w y, w s, w s^2,
-w y s, w^2 s, w^2 s^2), plus exact scalars: the Brier sum sum w (y - s)^2, the smallest and
-largest score, the log-score sum and the two sums of Spiegelhalter's z. It is built in one
-pass over a chunk of data (:meth:`ScoreStatistics.from_arrays`, ``np.bincount``) and two of
-them merge by elementwise addition (min/max for the range), so chunked data and the whole
+A :class:`ScoreStatistics` holds, for each of the :data:`~locacal.data.grid.CELLS` equal cells
+of [0, 1], the number of rows and the weighted sums a calibration analysis needs (sum w, w^2,
+w y, w s, w s^2, w y s, w^2 s, w^2 s^2), plus exact scalars: the Brier sum sum w (y - s)^2, the
+smallest and largest score, the log-score sum and the two sums of Spiegelhalter's z. It is built
+in one pass over a chunk of data (:meth:`ScoreStatistics.from_arrays`, ``np.bincount``) and two
+of them merge by elementwise addition (min/max for the range), so chunked data and the whole
 sample give the same statistics up to the order of summation.
 
 The cells are closed on the right: cell j holds the scores in (j/C, (j + 1)/C] (cell 0 also
 holds 0), the convention of the uniform bins of :mod:`locacal.curves.binning`.
 
-Why C = 100800 = 2^6 3^2 5^2 7 cells
-    * C is a multiple of every bin count from 1 to 10 and of 12, 14, 15, 16, 18, 20, 21, 24,
-      25, 28, 30, 32, 35, 36, 40, 45, 48, 50, 56, 60, 63, 64, 70, 72, 75, 80, 84, 90, 96, 100:
-      uniform bins are unions of whole cells, so ECE and QMSE on them are exact (only a score
-      within one rounding error, ~1e-16, of a bin edge may land on the other side).
-    * The cell width delta = 1/C = 9.9e-6 bounds how far a score is moved when it is
-      represented by its cell, as the 2^16 cells of the binned density
-      (:data:`locacal.density.BINNED_CELLS`, delta = 1.5e-5) do; its relative error
-      (delta/h)^2 / 4 stays below 1e-6 for bandwidths h >= 0.005.
-    * Fourteen float64 arrays of C or C + 1 entries take 11.3 MB: cheap to ship between
-      workers.
+The cells are those of :data:`locacal.data.grid.CELLS` (why 100800 cells: see
+:mod:`locacal.data.grid`).
 
 What is exact and what is approximated (bounds stated and tested)
     * Brier score: exact (its sum is kept, not binned); its calibration-refinement
@@ -34,7 +25,7 @@ What is exact and what is approximated (bounds stated and tested)
       moves by at most twice their weight share (:meth:`ScoreStatistics.quantile_bins`).
     * The reflected density of the LCS: linear binning of the scores on the nodes k/C is
       exact from the cell sums of w and w s (a score's share of the right node is s C - j),
-      then :func:`locacal.density.reflected_sum_from_mass` as in the binned density. Its
+      then :func:`locacal.data.grid.reflected_sum_from_mass` as in the binned density. Its
       bandwidth (:func:`locacal.density.reflected_bandwidth`) takes n_eff and the sd exactly
       from the sums, and the two quartiles of the reflected sample from the cumulative cell
       weights, each order statistic represented by the mean score of its cell: within one
@@ -68,21 +59,22 @@ from locacal._validation import (
 )
 from locacal.curves.curve import SLIDES_GRID_SIZE, slides_grid
 from locacal.data.bins import BinStatistics
-from locacal.data.quantile import _POSITION_SLACK, warn_tied_bins
-from locacal.density import (
-    _SQRT_2PI,
-    _nrd0_from_moments,
-    _weighted_moments,
+from locacal.data.grid import (
+    CELLS,
+    EDGES,
+    cell_index,
+    nn_bracket,
+    order_stat_cells,
     reflected_sum_from_mass,
 )
+from locacal.data.quantile import warn_tied_bins
+from locacal.density import _SQRT_2PI, _nrd0_from_moments, _weighted_moments
 from locacal.localfit import effective_count, local_params
 from locacal.metrics.binned import BrierDecomposition, calib_mse_from_bins, ece_from_bins
 from locacal.metrics.log_score import LOG_LOSS_EPS
 
-__all__ = ["CELLS", "ScoreStatistics"]
+__all__ = ["ScoreStatistics"]
 
-#: Number of equal cells of [0, 1] (see the module docstring for the choice).
-CELLS = 100_800
 
 #: The per-cell sums, in the order they are stored.
 _CELL_SUMS = ("count", "weight", "weight_sq", "wy", "ws", "ws2", "wys", "w2s", "w2s2",
@@ -92,31 +84,6 @@ _SCALAR_SUMS = ("brier_sum", "zero_weight_rows", "log_sum", "spiegel_num", "spie
 #: The sums that uniform bins need, and their parts at the edges.
 _BIN_SUMS = ("count", "weight", "weight_sq", "wy", "ws")
 
-
-#: The cell edges j / C, each correctly rounded (so an edge equals the float of any decimal
-#: or fraction with the same value, such as 0.35 = 35280 / C).
-EDGES = np.arange(CELLS + 1) / CELLS
-
-
-def cell_index(scores: np.ndarray) -> np.ndarray:
-    """Cell of each score: j with EDGES[j] < s <= EDGES[j + 1], and 0 for s = 0.
-
-    ceil(s C) - 1 may be one off where s C rounds across an integer; comparing with the
-    rounded edges settles it, so a score equal to an edge is always the top of the cell
-    below it."""
-    j = np.clip(np.ceil(scores * CELLS).astype(np.intp) - 1, 0, CELLS - 1)
-    j -= (scores <= EDGES[j]) & (j > 0)
-    j += (scores > EDGES[j + 1]) & (j < CELLS - 1)
-    return j
-
-
-def _order_stat_cells(mass: np.ndarray, positions: np.ndarray) -> np.ndarray:
-    """Index of the cell holding each 0-based order statistic: the first cell whose
-    cumulative mass reaches position + 1 (slack as :func:`locacal.data.quantile.quantile_type7`
-    allows for the rounding of the cumulative sum)."""
-    cum = np.cumsum(mass)
-    idx = np.searchsorted(cum, positions + 1.0 - _POSITION_SLACK * cum[-1], side="left")
-    return np.minimum(idx, mass.size - 1)
 
 
 def _row_scalars(s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> dict[str, float]:
@@ -419,8 +386,8 @@ class ScoreStatistics:
         values = np.concatenate([-mean[::-1], mean, 2.0 - mean[::-1]])
         pos = (3.0 * rows - 1.0) * np.array([0.25, 0.75])
         lo = np.floor(pos)
-        a = values[_order_stat_cells(masses, lo)]
-        b = values[_order_stat_cells(masses, np.minimum(lo + 1.0, 3.0 * rows - 1.0))]
+        a = values[order_stat_cells(masses, lo)]
+        b = values[order_stat_cells(masses, np.minimum(lo + 1.0, 3.0 * rows - 1.0))]
         q = a + (pos - lo) * (b - a)
         return float(q[0]), float(q[1])
 
@@ -461,7 +428,7 @@ class ScoreStatistics:
         mass, rows = self._row_mass()
         pos = (rows - 1.0) * np.arange(1, bins) / bins
         ranks = np.floor(pos)
-        cells = _order_stat_cells(mass, ranks)
+        cells = order_stat_cells(mass, ranks)
         # rows of the cut cells ranked above j, the only ones that may change bin
         above = np.maximum(np.cumsum(mass)[cells] - (ranks + 1.0), 0.0)
         error = 2.0 * float(above.sum()) / rows
@@ -509,39 +476,6 @@ class ScoreStatistics:
         return {name: np.concatenate([[0.0], np.cumsum(getattr(self, name))])
                 for name in names}
 
-    @staticmethod
-    def _nn_bracket(t: np.ndarray, k: float, cum_count: np.ndarray
-                    ) -> tuple[np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray],
-                               tuple[np.ndarray, np.ndarray]]:
-        """Bracket the nearest-neighbour radius h(t) (the distance to the k-th nearest
-        score) from the cells: ``r_lo <= h <= r_hi``, and the cell ranges [a, b) lying
-        inside [t - r_lo, t + r_lo] (``core``) and touching [t - r_hi, t + r_hi]
-        (``outer``); see :meth:`local_constant`."""
-
-        def touching(r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-            lo = np.clip(np.ceil(CELLS * (t - r)) - 1, 0, CELLS - 1).astype(np.intp)
-            hi = np.clip(np.floor(CELLS * (t + r)), 0, CELLS - 1).astype(np.intp) + 1
-            return lo, hi
-
-        def inside(r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-            lo = np.clip(np.ceil(CELLS * (t - r)), 0, CELLS).astype(np.intp)
-            hi = np.clip(np.floor(CELLS * (t + r)), 0, CELLS).astype(np.intp)
-            return lo, np.maximum(hi, lo)
-
-        def rows(cells: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
-            return cum_count[cells[1]] - cum_count[cells[0]]
-
-        r_lo, up = np.zeros_like(t), np.ones_like(t)   # touching(r_lo) < k or r_lo = 0
-        low, r_hi = np.zeros_like(t), np.ones_like(t)  # inside(r_hi) >= k
-        for _ in range(60):
-            mid = 0.5 * (r_lo + up)
-            enough = rows(touching(mid)) >= k
-            r_lo, up = np.where(enough, r_lo, mid), np.where(enough, mid, up)
-            mid = 0.5 * (low + r_hi)
-            enough = rows(inside(mid)) >= k
-            low, r_hi = np.where(enough, low, mid), np.where(enough, mid, r_hi)
-        return r_lo, r_hi, inside(r_lo), touching(r_hi)
-
     def local_constant(self, points: np.ndarray, nn: float = 0.15
                        ) -> tuple[np.ndarray, np.ndarray]:
         """Nearest-neighbour local mean of the labels (degree 0, rectangular kernel) at
@@ -577,7 +511,7 @@ class ScoreStatistics:
         t = np.asarray(points, dtype=np.float64)
         k = float(effective_count(self.n, nn, None))
         cum = self._cumulative(("count", "weight", "wy"))
-        _, _, core, outer = self._nn_bracket(t, k, cum["count"])
+        _, _, core, outer = nn_bracket(t, k, cum["count"])
 
         def sums(name: str) -> tuple[np.ndarray, np.ndarray]:
             c = cum[name]
@@ -651,7 +585,7 @@ class ScoreStatistics:
             return self.local_constant(t, params.nn)
         k = float(effective_count(self.n, params.nn, None))
         cum_count = np.concatenate([[0.0], np.cumsum(self.count)])
-        r_lo, r_hi, core, outer = self._nn_bracket(t, k, cum_count)
+        r_lo, r_hi, core, outer = nn_bracket(t, k, cum_count)
         mean = self._cell_means()
         lipschitz = 9.0 * 0.25 ** (2.0 / 3.0) * 0.75**2
         # rows: sum w, w s, w s^2, w y, w y s per cell; the rect kernel reads their prefix sums
@@ -783,7 +717,7 @@ class ScoreStatistics:
         t = np.atleast_1d(np.asarray(points, dtype=np.float64))
         k = float(effective_count(self.n, params.nn, None))
         cum_count = np.concatenate([[0.0], np.cumsum(self.count)])
-        r_lo, r_hi, core, outer = self._nn_bracket(t, k, cum_count)
+        r_lo, r_hi, core, outer = nn_bracket(t, k, cum_count)
         mean = self._cell_means()
         table = np.stack([self.weight, self.ws, self.ws2])
         factor = np.full(t.shape, np.nan)

@@ -872,7 +872,7 @@ def check_bins(value: Any, n: int, name: str = "bins", *, minimum: int = 1,
 
 #: Most points (or cells) of a grid over [0, 1] (the LCS's and WMSE's ``grid_size``, the KL
 #: divergence's points and bins): 2^16, the cells of the binned score density
-#: (:data:`locacal.density.BINNED_CELLS`), a step of 1.5e-5 below which a Riemann sum over
+#: (:data:`locacal.data.grid.BINNED_CELLS`), a step of 1.5e-5 below which a Riemann sum over
 #: [0, 1] changes by rounding only while its cost keeps growing.
 MAX_GRID_POINTS = 2**16
 

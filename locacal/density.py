@@ -8,13 +8,13 @@ reflected sample of 3n values.
 
 R's ``density()`` evaluates the kernel sum approximately (linear binning on 512 points and an
 FFT; R 4.4 changed the binning), within about 1e-3 of it. locacal evaluates the same Gaussian
-kernel sum exactly up to :data:`EXACT_MAX_N` scores and, above, by the same binning-and-FFT
-idea on :data:`BINNED_CELLS` cells of [0, 1] (delta = 2^-16), whose relative error, about
-(delta/h)^2 / 4, stays below 1e-6 while h >= 0.008, that is for any n below about 1e8
-(measured against the exact sum: 2e-8 at n = 7e4; tested). The binned sum is needed only at
-the two nodes around each evaluation point: for a few points (the LCS's 100) each node is a
-dot product with the sampled kernel (:func:`gauss_sum_at_nodes`), for many one FFT serves all
-nodes (:func:`gauss_convolve_nodes`).
+kernel sum exactly up to :data:`EXACT_MAX_N` scores and, above, by the same binning-and-FFT idea
+on the :data:`~locacal.data.grid.BINNED_CELLS` cells of [0, 1] (delta = 2^-16), whose relative
+error, about (delta/h)^2 / 4, stays below 1e-6 while h >= 0.008, that is for any n below about
+1e8 (measured against the exact sum: 2e-8 at n = 7e4; tested). The binned sum is needed only at
+the two nodes around each evaluation point: for a few points (the LCS's 100) each node is a dot
+product with the sampled kernel, for many one FFT serves all nodes (the binning and the
+convolutions: :mod:`locacal.data.grid`).
 """
 
 from __future__ import annotations
@@ -31,14 +31,13 @@ from locacal._validation import (
     check_weights,
     public_api,
 )
+from locacal.data.grid import BINNED_CELLS, linear_binning, reflected_sum_from_mass
 from locacal.data.quantile import quantile_type7
 
 __all__ = ["bw_nrd0", "reflected_bandwidth", "reflected_kde", "reflected_kde_values"]
 
 #: Up to this many scores the kernel sum is evaluated exactly.
 EXACT_MAX_N = 60_000
-#: Number of cells of the linear binning used above :data:`EXACT_MAX_N` scores.
-BINNED_CELLS = 2**16
 
 _SQRT_2PI = np.sqrt(2.0 * np.pi)
 
@@ -212,111 +211,6 @@ def _gauss_sum(points: np.ndarray, centres: np.ndarray, mass: np.ndarray | None,
     return out
 
 
-def _linear_binning(scores: np.ndarray, weights: np.ndarray | None, cells: int,
-                    is_sorted: bool = False) -> np.ndarray:
-    """Masses on the ``cells + 1`` nodes k / cells of [0, 1], each score's mass shared
-    linearly between its two neighbouring nodes."""
-    if is_sorted:
-        return _linear_binning_sorted(scores, weights, cells)
-    frac = scores * cells
-    left = np.minimum(frac.astype(np.intp), cells - 1)
-    frac -= left
-    if weights is not None:
-        frac *= weights
-    right_mass = np.bincount(left, weights=frac, minlength=cells + 1)
-    left_mass = np.bincount(left, weights=weights, minlength=cells + 1) - right_mass
-    # the right share of cell j lands on node j + 1
-    return left_mass + np.concatenate([[0.0], right_mass[:-1]])
-
-
-def _linear_binning_sorted(scores: np.ndarray, weights: np.ndarray | None,
-                           cells: int) -> np.ndarray:
-    """:func:`_linear_binning` of ascending scores by per-cell sums, without per-score work.
-
-    In cell j (scores in [j, j + 1) / cells) the mass given to node j + 1 is
-    sum w (s cells - j) = cells sum(w s) - j sum(w), the rest going to node j.
-    """
-    starts = np.searchsorted(scores, np.arange(cells) / cells, side="left")
-    ends = np.append(starts[1:], scores.size)
-    filled = ends > starts
-    ws = scores if weights is None else weights * scores
-    sum_ws = np.where(filled, np.add.reduceat(ws, np.minimum(starts, scores.size - 1)), 0.0)
-    if weights is None:
-        sum_w = (ends - starts).astype(np.float64)
-    else:
-        sum_w = np.where(filled, np.add.reduceat(weights, np.minimum(starts, scores.size - 1)),
-                         0.0)
-    right = np.clip(cells * sum_ws - np.arange(cells) * sum_w, 0.0, sum_w)
-    mass = np.zeros(cells + 1)
-    mass[:-1] += sum_w - right
-    mass[1:] += right
-    return mass
-
-
-def gauss_convolve_nodes(mass: np.ndarray, bandwidth: float, cells: int,
-                         power: int = 0) -> np.ndarray:
-    """sum_k mass_k u_jk^power exp(-u_jk^2 / 2), u_jk = (x_k - x_j) / h, at every node x_j.
-
-    ``mass`` sits on equally spaced nodes x_k = k / cells (any origin); the sum is a discrete
-    convolution with the sampled kernel, done by FFT (O(N log N) for N nodes). The kernel is
-    cut where exp(-u^2/2) u^2 underflows (|u| > 40). The FFT rounds: each output is off by up
-    to about 1e-15 (sum |mass|) in absolute terms (measured in the tests), which is small
-    relative to outputs that are not themselves tiny.
-    """
-    from scipy.signal import fftconvolve
-
-    reach = int(min(mass.size - 1, np.ceil(40.0 * bandwidth * cells)))
-    offsets = np.arange(-reach, reach + 1) / (cells * bandwidth)
-    kernel = np.exp(-0.5 * offsets * offsets)
-    if power:
-        kernel = kernel * offsets**power
-    # fftconvolve's kernel is flipped: u^power picks up (-1)^power, undone here
-    sign = -1.0 if power % 2 else 1.0
-    return sign * fftconvolve(mass, kernel, mode="same")
-
-
-#: Multiples of the bandwidth kept by :func:`gauss_sum_at_nodes`: beyond them the Gaussian
-#: weighs less than exp(-9^2 / 2) = 2.6e-18 of its peak, below the FFT's own rounding.
-DIRECT_REACH = 9.0
-
-
-def gauss_sum_at_nodes(mass: np.ndarray, bandwidth: float, cells: int,
-                       nodes: np.ndarray) -> np.ndarray:
-    """:func:`gauss_convolve_nodes` (power 0) at a few nodes only, one dot product each.
-
-    The kernel is cut at :data:`DIRECT_REACH` bandwidths: each output then differs from the
-    full sum by less than 2.6e-18 sum |mass|, below the FFT's rounding of about 1e-15 sum
-    |mass| (both measured in the tests). With m nodes and a kernel of 2 r + 1 samples this
-    costs m (2 r + 1) multiply-adds instead of an FFT of all N + 2 r nodes. The products run
-    on NumPy's own loops (``einsum``), not on threaded BLAS, whose threads spin for a
-    second on a loaded machine.
-    """
-    reach = int(min(mass.size - 1, np.ceil(DIRECT_REACH * bandwidth * cells)))
-    offsets = np.arange(-reach, reach + 1) / (cells * bandwidth)
-    kernel = np.exp(-0.5 * offsets * offsets)
-    padded = np.zeros(mass.size + 2 * reach)
-    padded[reach:reach + mass.size] = mass
-    # node j reads mass[j - reach .. j + reach], i.e. padded[j .. j + 2 reach]: row j of the
-    # sliding windows, a view; consecutive nodes are taken as one block of rows
-    windows = np.lib.stride_tricks.sliding_window_view(padded, kernel.size)
-    out = np.empty(nodes.size)
-    breaks = np.flatnonzero(np.diff(nodes) != 1) + 1
-    for first, last in zip(np.r_[0, breaks].tolist(), np.r_[breaks, nodes.size].tolist(),
-                           strict=True):
-        rows = windows[nodes[first]:nodes[last - 1] + 1]
-        out[first:last] = np.einsum("ij,j->i", rows, kernel)
-    return out
-
-
-def _direct_is_cheaper(nodes: int, bandwidth: float, cells: int, size: int) -> bool:
-    """Whether :func:`gauss_sum_at_nodes` at ``nodes`` nodes costs less than an FFT
-    convolution of ``size`` values (a multiply-add counted as 1/20 of an FFT's ``log2`` step
-    per value: 4 ms against 40 ms for the 200 nodes of the LCS at n = 1e5, idle machine)."""
-    kernel_size = 2.0 * DIRECT_REACH * bandwidth * cells + 1.0
-    fft_length = size + 80.0 * bandwidth * cells
-    return nodes * kernel_size <= 20.0 * fft_length * np.log2(fft_length)
-
-
 def _binned_gauss_sum(points: np.ndarray, scores: np.ndarray, weights: np.ndarray | None,
                       bandwidth: float, cells: int, is_sorted: bool = False) -> np.ndarray:
     """The reflected kernel sum of :func:`_gauss_sum` after linear binning.
@@ -326,34 +220,8 @@ def _binned_gauss_sum(points: np.ndarray, scores: np.ndarray, weights: np.ndarra
     interpolation between nodes. Both steps err by at most about (delta/h)^2 / 8 relative,
     delta = 1/cells.
     """
-    return reflected_sum_from_mass(points, _linear_binning(scores, weights, cells, is_sorted),
+    return reflected_sum_from_mass(points, linear_binning(scores, weights, cells, is_sorted),
                                    bandwidth, cells)
-
-
-def reflected_sum_from_mass(points: np.ndarray, mass: np.ndarray, bandwidth: float,
-                            cells: int) -> np.ndarray:
-    """The reflected kernel sum of masses on the ``cells + 1`` nodes k / cells of [0, 1] (a
-    linear binning), at ``points``: the convolution step of :func:`_binned_gauss_sum`, also
-    used by the mergeable statistics of :mod:`locacal._sufficient`.
-
-    Only the nodes on either side of each point are needed for the interpolation; when they
-    are few (the 100 grid points of the LCS), each is a dot product with the sampled kernel
-    (:func:`gauss_sum_at_nodes`) instead of one FFT over all 3 cells + 1 nodes.
-    """
-    extended = np.zeros(3 * cells + 1)
-    extended[cells:2 * cells + 1] += mass        # s on [0, 1]
-    extended[:cells + 1] += mass[::-1]           # -s on [-1, 0]
-    extended[2 * cells:] += mass[::-1]           # 2 - s on [1, 2]
-    # np.interp between the nodes k / cells: point x reads nodes floor(x cells) and the next
-    left = np.clip(np.floor(points * cells).astype(np.intp), 0, cells)
-    needed = np.unique(np.concatenate([left, np.minimum(left + 1, cells)]))
-    on_unit = np.zeros(cells + 1)
-    if _direct_is_cheaper(needed.size, bandwidth, cells, extended.size):
-        on_unit[needed] = gauss_sum_at_nodes(extended, bandwidth, cells, needed + cells)
-    else:
-        on_unit = gauss_convolve_nodes(extended, bandwidth, cells)[cells:2 * cells + 1]
-    on_unit = np.maximum(on_unit, 0.0)
-    return np.interp(points, np.linspace(0.0, 1.0, cells + 1), on_unit)
 
 
 @public_api

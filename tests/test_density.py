@@ -56,7 +56,7 @@ def test_binned_sum_is_within_its_stated_error_of_the_exact_sum(weighted):
 
 @pytest.mark.parametrize("weighted", [False, True])
 def test_binning_of_sorted_scores_equals_the_general_binning(weighted):
-    from locacal.density import _linear_binning
+    from locacal.data.grid import linear_binning as _linear_binning
 
     rng = np.random.default_rng(2)
     s = np.sort(np.r_[rng.beta(2, 5, size=50_000), 0.0, 1.0, 0.5, 0.5])

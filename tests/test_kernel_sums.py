@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 from statsmodels.nonparametric.kernel_regression import KernelReg
 
+from locacal.data.grid import gauss_convolve_nodes
 from locacal.data.sample import sort_sample
-from locacal.density import gauss_convolve_nodes
 from locacal.localfit import _gauss
 from locacal.localfit._gauss import kernel_regression
 from locacal.localfit._knn import knn_means

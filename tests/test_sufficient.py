@@ -11,8 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import locacal
-from locacal._sufficient import CELLS, EDGES, ScoreStatistics, cell_index
+from locacal._sufficient import ScoreStatistics
 from locacal.curves.curve import slides_grid
+from locacal.data.grid import CELLS, EDGES, cell_index
 from locacal.data.quantile import quantile_type7
 from locacal.data.sample import sort_sample
 from locacal.density import _reflected_quartiles, reflected_kde_values

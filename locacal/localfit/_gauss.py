@@ -35,15 +35,15 @@ from collections.abc import Iterator
 import numpy as np
 
 from locacal._validation import check_bandwidth
-from locacal.density import _linear_binning, gauss_convolve_nodes
+from locacal.data.grid import BINNED_CELLS, gauss_convolve_nodes, linear_binning
 
 __all__ = ["CELLS", "EXACT_MAX_WORK", "ROUNDING_TOLERANCE", "kernel_regression",
            "kernel_var_factor"]
 
 #: Up to this many (observation, point) pairs the kernel sums are evaluated directly.
 EXACT_MAX_WORK = 5_000_000
-#: Nodes of the binned evaluation: 2^16 cells of [0, 1].
-CELLS = 2**16
+#: Nodes of the binned evaluation: the 2^16 cells of [0, 1] of the binned density.
+CELLS = BINNED_CELLS
 #: Largest change of an estimate the FFT's rounding may cause before a point is evaluated
 #: directly instead.
 ROUNDING_TOLERANCE = 1e-9
@@ -151,8 +151,8 @@ def _binned_sums(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray | N
                  cells: int) -> tuple[np.ndarray, np.ndarray]:
     """The estimates from binned kernel sums, and a bound on the FFT's rounding in each."""
     wy = labels if weights is None else weights * labels
-    mass_w = _linear_binning(scores, weights, cells)
-    mass_wy = _linear_binning(scores, wy, cells)
+    mass_w = linear_binning(scores, weights, cells)
+    mass_wy = linear_binning(scores, wy, cells)
     noise = _FFT_ROUNDING * float(mass_w.sum())
     nodes = np.linspace(0.0, 1.0, cells + 1)
 

@@ -5,7 +5,7 @@ nn, exact evaluation) needs at each grid point t only the mean label of the wind
 k = floor(n nn) nearest scores (every score at the k-th smallest rounded distance
 ``|s_i - t|`` included, locfit's rule: :mod:`locacal.localfit._window`), and the reflected
 density needs the scores' sums, four order statistics and a linear binning on the
-:data:`~locacal.density.BINNED_CELLS` cells of [0, 1]. None of this needs the whole sample in
+:data:`~locacal.data.grid.BINNED_CELLS` cells of [0, 1]. None of this needs the whole sample in
 order. Here the scores are sorted only where the answer depends on their order:
 
 1. One pass puts each score in its cell j = floor(s B), B = 2^16 (exact: B is a power of two)
@@ -37,8 +37,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from locacal.data.grid import BINNED_CELLS
 from locacal.data.sample import sort_sample
-from locacal.density import BINNED_CELLS
 from locacal.localfit._window import effective_count
 
 __all__ = ["MAX_UNDECIDED_SHARE", "nearest_means", "selected_means"]
@@ -62,7 +62,7 @@ class _Cells:
     One pass over the rows, chunk by chunk: each row's cell j = floor(s B) (the score 1 in
     the last cell) is kept as a 16-bit integer, and per cell the rows, the events and the
     sum of the offsets s B - j (the share of the density's linear binning that goes to node
-    j + 1, as in :func:`locacal.density._linear_binning`) are counted.
+    j + 1, as in :func:`locacal.data.grid.linear_binning`) are counted.
     """
 
     def __init__(self, scores: np.ndarray, labels: np.ndarray) -> None:

@@ -23,6 +23,7 @@ from locacal._validation import (
     public_api,
 )
 from locacal.curves.curve import SLIDES_GRID_SIZE, slides_grid
+from locacal.data.grid import BINNED_CELLS, reflected_sum_from_mass
 from locacal.data.quantile import normalised_weights
 from locacal.data.sample import SortedSample, sort_sample
 from locacal.density import (
@@ -32,7 +33,6 @@ from locacal.density import (
     reflected_bandwidth,
     reflected_kde_values,
     reflected_quartiles_from,
-    reflected_sum_from_mass,
     unweighted_reflected_bandwidth,
 )
 from locacal.localfit import (
@@ -43,7 +43,7 @@ from locacal.localfit import (
     local_params,
     warn_undefined,
 )
-from locacal.localfit._selection import CELLS, selected_means
+from locacal.localfit._selection import selected_means
 
 __all__ = ["lcs", "lcs_from_sorted", "lcs_of_sample", "lcs_unsorted", "wmse", "wmse_of_sample"]
 
@@ -170,7 +170,8 @@ def lcs_unsorted(scores: np.ndarray, labels: np.ndarray, nn: float,
     q1, q3 = reflected_quartiles_from(cells.order_stat, n)
     h = unweighted_reflected_bandwidth(n, float(scores.sum()), float(np.dot(scores, scores)),
                                        q1, q3, float(scores[0]))
-    dens = reflected_sum_from_mass(grid, cells.density_mass(), h, CELLS) / (3.0 * n * h * _SQRT_2PI)
+    dens = (reflected_sum_from_mass(grid, cells.density_mass(), h, BINNED_CELLS)
+            / (3.0 * n * h * _SQRT_2PI))
     return float(np.sum(dens * (g - grid) ** 2) / dens.sum())
 
 
