@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from locacal._sufficient import ScoreStatistics
 from locacal._validation import check_choice, check_int, plain
 from locacal.data.bins import STRATEGIES
 from locacal.data.dask import statistics
@@ -20,9 +21,14 @@ from locacal.localfit import EVALUATIONS
 __all__ = ["brier_score", "calibration_curve", "calibration_report", "ece", "lcs"]
 
 
+def _statistics(scores: Any, labels: Any, weights: Any) -> ScoreStatistics:
+    """The merged :class:`ScoreStatistics` of Dask input (:func:`locacal.data.dask.statistics`)."""
+    return statistics(scores, labels, weights, kind=ScoreStatistics)
+
+
 def brier_score(scores: Any, labels: Any, weights: Any = None) -> float:
     """:func:`locacal.brier_score` of Dask input: exact (the sum is kept, not binned)."""
-    return statistics(scores, labels, weights).brier()
+    return _statistics(scores, labels, weights).brier()
 
 
 def ece(scores: Any, labels: Any, weights: Any, bins: Any, strategy: str) -> float:
@@ -34,7 +40,7 @@ def ece(scores: Any, labels: Any, weights: Any, bins: Any, strategy: str) -> flo
     if strategy == "adaptive":
         raise ValueError("strategy='adaptive' is not available for Dask input (its bins of "
                          "bin_size rows cut inside cells); use 'quantile' or 'uniform'")
-    stats = statistics(scores, labels, weights)
+    stats = _statistics(scores, labels, weights)
     return stats.ece(bins) if strategy == "uniform" else stats.ece_quantile(bins)[0]
 
 
@@ -44,7 +50,7 @@ def lcs(scores: Any, labels: Any, weights: Any, nn: float, degree: int, kernel: 
     if check_choice(evaluation, EVALUATIONS, "evaluation") != "exact":
         raise ValueError("evaluation='locfit' is not available for Dask input; the LCS is "
                          "computed from cell statistics (evaluation='exact')")
-    stats = statistics(scores, labels, weights)
+    stats = _statistics(scores, labels, weights)
     return stats.lcs(nn, grid_size, degree=degree, kernel=kernel)
 
 
@@ -69,7 +75,7 @@ def calibration_curve(scores: Any, labels: Any, weights: Any, method: str, grid:
         if unknown:
             raise TypeError(f"method='binning' with Dask input has no option(s) {unknown}; "
                             "its options are ['strategy', 'bins']")
-        calibrator, _ = binning_calibrator(statistics(scores, labels, weights), **params)
+        calibrator, _ = binning_calibrator(_statistics(scores, labels, weights), **params)
     else:
         unknown = sorted(set(params) - {"degree", "nn", "kernel", "clip"})
         if unknown:
@@ -79,7 +85,7 @@ def calibration_curve(scores: Any, labels: Any, weights: Any, method: str, grid:
         probe = CellLocalCalibrator(**params)
         probe._check_params()  # before the pass over the data
         calibrator = CellLocalCalibrator.from_statistics(
-            statistics(scores, labels, weights), **params)
+            _statistics(scores, labels, weights), **params)
     return calibrator.curve(grid, band=band, level=level, interval=interval)
 
 
@@ -89,5 +95,5 @@ def calibration_report(scores: Any, labels: Any, weights: Any, threshold: float,
     :data:`locacal._cells.CELL_COLUMNS` from the cells, NaN for the others."""
     from locacal._cells import report_from_statistics
 
-    value, _ = report_from_statistics(statistics(scores, labels, weights), threshold, columns)
+    value, _ = report_from_statistics(_statistics(scores, labels, weights), threshold, columns)
     return value

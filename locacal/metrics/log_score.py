@@ -7,12 +7,10 @@ from typing import Any
 import numpy as np
 
 from locacal._validation import check_scores_labels, positive_weight_rows, public_api
+from locacal.data.cells import LOG_LOSS_EPS
 
 __all__ = ["LOG_LOSS_EPS", "log_loss"]
 
-#: Scores are clipped to [eps, 1 - eps] before taking logs: the machine epsilon of float64,
-#: the clipping scikit-learn's ``log_loss`` applies (versions >= 1.5).
-LOG_LOSS_EPS = float(np.finfo(np.float64).eps)
 
 
 @public_api
