@@ -1,11 +1,12 @@
 """The Dask path of the public functions, read off the merged cell statistics.
 
-:func:`locacal.brier_score`, :func:`locacal.ece`, :func:`locacal.lcs`,
-:func:`locacal.calibration_curve` and :func:`locacal.calibration_report` call the function of
-the same name here when :func:`locacal._validation.has_dask` finds a Dask collection among
-their data; each reduces the input with :func:`locacal.data.dask.statistics` (per-partition
-cell statistics merged in a tree, the column never gathered) and reads its result off the
-merged :class:`locacal._sufficient.ScoreStatistics` within the bounds stated there.
+:func:`locacal.lcs`, :func:`locacal.calibration_curve` and :func:`locacal.calibration_report`
+call the function of the same name here when :func:`locacal._validation.has_dask` finds a
+Dask collection among their data (:func:`locacal.brier_score` and :func:`locacal.ece` go
+through :mod:`locacal.metrics._dispatch` instead); each reduces the input with
+:func:`locacal.data.dask.statistics` (per-partition cell statistics merged in a tree, the
+column never gathered) and reads its result off the merged
+:class:`locacal._sufficient.ScoreStatistics` within the bounds stated there.
 """
 
 from __future__ import annotations
@@ -13,35 +14,16 @@ from __future__ import annotations
 from typing import Any
 
 from locacal._sufficient import ScoreStatistics
-from locacal._validation import check_choice, check_int, plain
-from locacal.data.bins import STRATEGIES
+from locacal._validation import check_choice, plain
 from locacal.data.dask import statistics
 from locacal.localfit import EVALUATIONS
 
-__all__ = ["brier_score", "calibration_curve", "calibration_report", "ece", "lcs"]
+__all__ = ["calibration_curve", "calibration_report", "lcs"]
 
 
 def _statistics(scores: Any, labels: Any, weights: Any) -> ScoreStatistics:
     """The merged :class:`ScoreStatistics` of Dask input (:func:`locacal.data.dask.statistics`)."""
     return statistics(scores, labels, weights, kind=ScoreStatistics)
-
-
-def brier_score(scores: Any, labels: Any, weights: Any = None) -> float:
-    """:func:`locacal.brier_score` of Dask input: exact (the sum is kept, not binned)."""
-    return _statistics(scores, labels, weights).brier()
-
-
-def ece(scores: Any, labels: Any, weights: Any, bins: Any, strategy: str) -> float:
-    """:func:`locacal.ece` of Dask input: uniform bins exactly (``bins`` must divide the
-    100800 cells), quantile bins cut at cell edges within the bound of
-    :meth:`ScoreStatistics.quantile_bins`; adaptive bins are refused."""
-    check_choice(strategy, STRATEGIES, "strategy")
-    bins = check_int(bins, "bins", minimum=1)
-    if strategy == "adaptive":
-        raise ValueError("strategy='adaptive' is not available for Dask input (its bins of "
-                         "bin_size rows cut inside cells); use 'quantile' or 'uniform'")
-    stats = _statistics(scores, labels, weights)
-    return stats.ece(bins) if strategy == "uniform" else stats.ece_quantile(bins)[0]
 
 
 def lcs(scores: Any, labels: Any, weights: Any, nn: float, degree: int, kernel: str,

@@ -50,7 +50,13 @@ from locacal.data.grid import (
 )
 from locacal.density import _SQRT_2PI, _nrd0_from_moments, _weighted_moments
 from locacal.localfit import effective_count, local_params
-from locacal.metrics.binned import BrierDecomposition, calib_mse_from_bins, ece_from_bins
+from locacal.metrics.binned import (
+    BrierDecomposition,
+    calib_mse_from_bins,
+    ece_cells,
+    ece_from_bins,
+)
+from locacal.metrics.classification import brier_cells
 
 __all__ = ["ScoreStatistics"]
 
@@ -65,7 +71,7 @@ class ScoreStatistics(CellSums):
 
     def brier(self) -> float:
         """Brier score sum w (y - s)^2 / sum w, exactly (:func:`locacal.brier_score`)."""
-        return self.brier_sum / self.total_weight
+        return brier_cells(self)
 
     def log_loss(self) -> float:
         """Log loss -sum w [y log s~ + (1 - y) log(1 - s~)] / sum w, exactly
@@ -91,7 +97,7 @@ class ScoreStatistics(CellSums):
 
     def ece(self, bins: int = 10) -> float:
         """ECE on uniform bins, exactly :func:`locacal.ece` with ``strategy="uniform"``."""
-        return ece_from_bins(self.uniform_bins(bins))
+        return ece_cells(self, bins=bins, strategy="uniform")
 
     def qmse(self, bins: int = 10) -> float:
         """QMSE on uniform bins, exactly :func:`locacal.qmse` with ``strategy="uniform"``."""

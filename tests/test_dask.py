@@ -21,6 +21,7 @@ from locacal._cells import (
 )
 from locacal._sufficient import ScoreStatistics
 from locacal.curves.local import DEFAULT_LOCAL, SLIDES_LOCAL
+from locacal.data.cells import CellSums
 from locacal.simulate import logistic_dgp
 
 da = pytest.importorskip("dask.array")
@@ -54,16 +55,16 @@ def kind(request):
 
 @pytest.fixture
 def chunk_sizes(monkeypatch):
-    """The sizes of the arrays ScoreStatistics.from_arrays receives: proof that the work is
+    """The sizes of the arrays CellSums.from_arrays receives: proof that the work is
     done partition by partition and no column is gathered."""
     sizes = []
-    original = ScoreStatistics.from_arrays.__func__
+    original = CellSums.from_arrays.__func__
 
     def recording(cls, scores, labels, weights=None):
         sizes.append(np.size(scores))
         return original(cls, scores, labels, weights)
 
-    monkeypatch.setattr(ScoreStatistics, "from_arrays", classmethod(recording))
+    monkeypatch.setattr(CellSums, "from_arrays", classmethod(recording))
     return sizes
 
 

@@ -14,14 +14,16 @@ from scipy.stats import norm
 from locacal._validation import (
     check_choice,
     check_fraction,
+    check_int,
     check_resamples,
     check_seed,
-    has_dask,
     plain,
     public_api,
     warn,
 )
-from locacal.data.bins import BinStatistics
+from locacal.data.bins import STRATEGIES, BinStatistics
+from locacal.data.cells import CellSums
+from locacal.metrics._dispatch import dask_input
 from locacal.metrics._prepared import PreparedSample, prepare
 
 if TYPE_CHECKING:
@@ -63,6 +65,24 @@ def ece_from_bins(stats: BinStatistics) -> float:
                  / stats.weight.sum())
 
 
+def _check_cell_bins(bins: Any, strategy: str) -> dict[str, Any]:
+    """The bins of :func:`ece_cells`, checked before the pass over Dask input."""
+    check_choice(strategy, STRATEGIES, "strategy")
+    bins = check_int(bins, "bins", minimum=1)
+    if strategy == "adaptive":
+        raise ValueError("strategy='adaptive' is not available for Dask input (its bins of "
+                         "bin_size rows cut inside cells); use 'quantile' or 'uniform'")
+    return {"bins": bins, "strategy": strategy}
+
+
+def ece_cells(cells: CellSums, *, bins: int = 10, strategy: str = "quantile") -> float:
+    """:func:`ece` from cell sums: uniform bins exactly (``bins`` must divide the 100800
+    cells, :meth:`~locacal.data.cells.CellSums.uniform_bins`), quantile bins cut at cell
+    edges within the bound of :meth:`~locacal.data.cells.CellSums.quantile_bins`."""
+    stats = cells.uniform_bins(bins) if strategy == "uniform" else cells.quantile_bins(bins)[0]
+    return ece_from_bins(stats)
+
+
 def ece_thresholded_from_sample(sample: PreparedSample, *, bins: int = 10,
                                 strategy: str = "quantile") -> float:
     """:func:`ece_thresholded` of a prepared sample, at the sample's threshold."""
@@ -79,6 +99,7 @@ def ece_thresholded_from_sample(sample: PreparedSample, *, bins: int = 10,
 
 
 @public_api
+@dask_input(ece_cells, check=_check_cell_bins)
 def ece(scores: Any, labels: Any, *, weights: Any = None, bins: int = 10,
         strategy: str = "quantile") -> float:
     """Expected calibration error: the bin-weighted mean absolute gap between the mean label
@@ -101,15 +122,11 @@ def ece(scores: Any, labels: Any, *, weights: Any = None, bins: int = 10,
         Number of bins, at most the number of observations with positive weight (or 10 on
         smaller samples): more bins than observations could only be empty.
     strategy : {"quantile", "uniform", "adaptive"}, default "quantile"
-        How bins are formed. With Dask input (:mod:`locacal.data.dask`) uniform bins are exact
-        (``bins`` must divide 100800), quantile bins are cut at the cell holding each
-        break, within the bound of :meth:`locacal._sufficient.ScoreStatistics.quantile_bins`,
-        and adaptive bins are refused.
+        How bins are formed. With Dask input (:mod:`locacal.data.dask`, :func:`ece_cells`)
+        uniform bins are exact (``bins`` must divide 100800), quantile bins are cut at the
+        cell holding each break, within the bound of
+        :meth:`locacal.data.cells.CellSums.quantile_bins`, and adaptive bins are refused.
     """
-    if has_dask(scores, labels, weights):
-        from locacal import _dask
-
-        return _dask.ece(scores, labels, weights, bins, strategy)
     return ece_from_bins(prepare(scores, labels, weights).bin_statistics(strategy, bins))
 
 

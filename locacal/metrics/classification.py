@@ -17,11 +17,12 @@ from locacal._validation import (
     check_probabilities,
     check_scores,
     check_weights,
-    has_dask,
     positive_weight_rows,
     public_api,
     warn,
 )
+from locacal.data.cells import CellSums
+from locacal.metrics._dispatch import dask_input
 from locacal.metrics._prepared import Confusion, PreparedSample, prepare
 
 __all__ = ["accuracy", "auc", "brier_score", "sensitivity", "specificity", "true_mse"]
@@ -31,7 +32,13 @@ def _mean(values: np.ndarray, weights: np.ndarray | None) -> float:
     return float(np.mean(values) if weights is None else np.average(values, weights=weights))
 
 
+def brier_cells(cells: CellSums) -> float:
+    """:func:`brier_score` from cell sums: exact (the sum w (y - s)^2 is kept, not binned)."""
+    return cells.brier_sum / cells.total_weight
+
+
 @public_api
+@dask_input(brier_cells)
 def brier_score(scores: Any, labels: Any, *, weights: Any = None) -> float:
     """Brier score, the mean squared difference between scores and events.
 
@@ -44,10 +51,6 @@ def brier_score(scores: Any, labels: Any, *, weights: Any = None) -> float:
     Brier (1950); Machado, Charpentier et al. (2024), eq. (3). Dask input: exact, partition
     by partition (:mod:`locacal.data.dask`).
     """
-    if has_dask(scores, labels, weights):
-        from locacal import _dask
-
-        return _dask.brier_score(scores, labels, weights)
     return brier_from_sample(prepare(scores, labels, weights))
 
 
