@@ -8,13 +8,14 @@ one process:
 
 * each partition (a block of scores with its labels and weights) is validated
   (:func:`locacal._validation.check_scores_labels`: scores in [0, 1], binary labels, weights;
-  an error names the argument and the partition) and reduced to its cell sums
-  (:class:`locacal.data.cells.CellSums`, about 10 MB; the caller names the class, in practice
-  :class:`locacal._sufficient.ScoreStatistics`);
+  an error names the argument and the partition) and reduced to its cell sums, about 10 MB,
+  of the class the caller names (:class:`locacal.data.cells.CellSums` for the metrics of
+  :mod:`locacal.metrics._dispatch`, :class:`locacal._sufficient.ScoreStatistics` for the
+  LCS, the curves and the report);
 * the per-partition statistics merge by addition in a tree (:data:`SPLIT_EVERY` at a time),
   with ``dask.delayed``; :func:`dask.compute` runs the graph on the default scheduler, or on
   the ``dask.distributed`` client when one is active (:func:`statistics`);
-* the metric is read off the merged statistics (bounds in :mod:`locacal._sufficient`).
+* the metric is read off the merged statistics (bounds stated with each cell version).
 
 :func:`lazy_predict` maps the exact in-memory ``predict`` over the blocks (``map_blocks``) and
 returns a lazy Dask array (:func:`lazy_proba`: its two class columns); :func:`read_columns`
