@@ -20,7 +20,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from sklearn.isotonic import isotonic_regression
 
 from locacal._sufficient import ScoreStatistics
 from locacal._validation import check_choice, check_int, plain, warn
@@ -29,12 +28,13 @@ from locacal.curves.bands import proportion_band
 from locacal.curves.binning import BinningCalibrator
 from locacal.curves.local import DEFAULT_LOCAL
 from locacal.data.bins import DEFAULT_BINS
-from locacal.data.grid import CELLS, EDGES, nn_bracket
-from locacal.metrics.binned import calib_mse_from_bins, ece_from_bins
+from locacal.data.grid import CELLS, edge_index, nn_bracket
+from locacal.metrics.binned import calib_mse_from_bins, ece_from_bins, ece_thresholded_with_bound
+from locacal.metrics.classification import auc_with_bound, confusion_cells
+from locacal.metrics.corp import corp_with_bound
 
-__all__ = ["CELL_COLUMNS", "CELL_EXTRAS", "NOT_FROM_CELLS", "CellLocalCalibrator", "auc_with_bound",
-           "binning_calibrator", "corp_with_bound", "ece_thresholded_with_bound",
-           "report_from_statistics", "wmse_with_bound"]
+__all__ = ["CELL_COLUMNS", "CELL_EXTRAS", "NOT_FROM_CELLS", "CellLocalCalibrator",
+           "binning_calibrator", "report_from_statistics", "wmse_with_bound"]
 
 #: Report columns computed from the cells (bounds in :func:`report_from_statistics`).
 CELL_COLUMNS = ("n", "brier", "lcs", "ece", "qmse", "accuracy", "sensitivity",
@@ -160,67 +160,6 @@ class CellLocalCalibrator(BaseCalibrator):
                 "evaluation": "binned"}
 
 
-def auc_with_bound(stats: ScoreStatistics) -> tuple[float, float]:
-    """The AUC (Mann-Whitney, ties one half) from the cells, and a bound.
-
-    Positives weigh P_c = sum w y and negatives N_c = sum w (1 - y) in cell c; pairs in
-    different cells are ordered by their cells, pairs within a cell are counted one half:
-
-    .. math:: \\widetilde{\\mathrm{AUC}} = \\frac{\\sum_c P_c (\\sum_{c' < c} N_{c'}
-        + N_c / 2)}{P N}, \\quad |\\widetilde{\\mathrm{AUC}} - \\mathrm{AUC}|
-        \\le \\frac{\\sum_c P_c N_c}{2 P N}
-
-    since a within-cell pair counts 0, 1/2 or 1 in the exact AUC. NaN for one class.
-    """
-    pos = stats.wy
-    neg = stats.weight - stats.wy
-    total_pos, total_neg = float(pos.sum()), float(neg.sum())
-    if total_pos <= 0.0 or total_neg <= 0.0:
-        return float("nan"), 0.0
-    below = np.concatenate([[0.0], np.cumsum(neg)[:-1]])
-    within = float(pos @ neg)
-    value = (float(pos @ below) + 0.5 * within) / (total_pos * total_neg)
-    return value, 0.5 * within / (total_pos * total_neg)
-
-
-def corp_with_bound(stats: ScoreStatistics) -> tuple[dict[str, float], float]:
-    """CORP's ``mcb``, ``dsc`` and ``unc`` (:func:`locacal.metrics.corp_decomposition`) from
-    the cells, and the bound on the distance of ``mcb`` and ``dsc`` to the exact ones.
-
-    The exact recalibration f* is the PAV fit on the distinct scores; here each cell is
-    pooled into one group (weight W_c, label sum P_c) and the PAV fit f~ runs over the
-    cells. Its squared error is sum_c P_c (1 - 2 f~_c) + W_c f~_c^2 (y^2 = y), and
-    ``unc`` = rate (1 - rate) is exact.
-
-    Exact when no cell mixes rows that the exact fit separates (f* constant on each cell:
-    then f* is feasible for the cell fit, which cannot do better). Otherwise the cell fit
-    is a constrained PAV, so its squared error S~ is at least the exact S*, and S~ is at
-    most that of g, the cell-wise weighted mean of f* (monotone, constant on cells). With
-    R_c the range of f* on cell c, sum_{i in c} w_i [(y_i - g_c)^2 - (y_i - f*_i)^2] =
-    2 sum w_i (f*_i - g_c)(y_i - 1/2) - sum w_i (f*_i - g_c)^2 <= W_c R_c, and
-    sum_c R_c <= 1 (f* is monotone in [0, 1]), so
-
-    .. math:: \\mathrm{MCB} - \\frac{\\max_c W_c}{W} \\le \\widetilde{\\mathrm{MCB}}
-        \\le \\mathrm{MCB}
-
-    and the same for DSC (MCB and DSC are the Brier score and ``unc`` minus S / W), the
-    maximum over the cells that may hold more than one distinct score (more than one row,
-    not all on the cell's top edge). The bound is the heaviest cell's weight share, about
-    (largest score density) / 100800 for large n: 1.4e-5 for uniform scores at n = 1e7
-    (the measured error 4.3e-7); more at small n, where a few rows fill the heaviest cell.
-    Dimitriadis, Gneiting & Jordan (2021), PNAS 118(8).
-    """
-    filled = stats.weight > 0
-    weight, pos = stats.weight[filled], stats.wy[filled]
-    fitted = isotonic_regression(pos / weight, sample_weight=weight)
-    total = stats.total_weight
-    recalibrated = float(np.sum(pos * (1.0 - 2.0 * fitted) + weight * fitted**2)) / total
-    unc = stats.uncertainty()
-    mixed = (stats.count >= 2) & (stats.edge_count[1:] < stats.count)
-    bound = float(stats.weight[mixed].max()) / total if mixed.any() else 0.0
-    return {"mcb": stats.brier() - recalibrated, "dsc": unc - recalibrated, "unc": unc}, bound
-
-
 def wmse_with_bound(stats: ScoreStatistics, nn: float = 0.15,
                     grid_size: int = 101) -> tuple[float, float]:
     """The WMSE (:func:`locacal.metrics.wmse`) from the cells, and the bound on the part of
@@ -272,52 +211,6 @@ def wmse_with_bound(stats: ScoreStatistics, nn: float = 0.15,
     return value, float(np.sum(dens * eps * (2.0 * gap + eps)) / dens.sum())
 
 
-def _edge_of(threshold: float) -> int | None:
-    """The cell edge index j with EDGES[j] == threshold, or None when the threshold is not
-    a cell edge (not a multiple of 1/100800)."""
-    j = round(threshold * CELLS)
-    return j if abs(threshold * CELLS - j) < 1e-6 and EDGES[j] == threshold else None
-
-
-def ece_thresholded_with_bound(stats: ScoreStatistics, threshold: float = 0.5,
-                               bins: int = DEFAULT_BINS) -> tuple[float, float]:
-    """The slides' thresholded ECE (:func:`locacal.metrics.ece_thresholded`, quantile
-    bins) from the cells, and the bound on its distance to the in-memory value.
-
-    With the threshold a cell edge EDGES[J], a row is predicted positive when its cell is
-    J or above, or it sits exactly on EDGES[J] (the top of cell J - 1, kept in the edge
-    sums); so the weight of correct predictions per cell is sum w y above and
-    sum w (1 - y) below, exactly. The bins are those of :meth:`ScoreStatistics.quantile_bins`
-    and, since each row's w (1{correct} - s) lies in [-w, w] as w (y - s) does, the bound
-    is the ECE's (:meth:`ScoreStatistics.quantile_bins`). NaN (bound NaN) when the
-    threshold is not a cell edge.
-    """
-    j = _edge_of(threshold)
-    if j is None:
-        return float("nan"), float("nan")
-    correct = np.where(np.arange(CELLS) >= j, stats.wy, stats.weight - stats.wy)
-    if j > 0:  # rows on EDGES[j] are predicted positive: correct when y = 1
-        correct[j - 1] += 2.0 * stats.edge_wy[j] - stats.edge_weight[j]
-    bounds, error = stats.quantile_bounds(bins)
-    gap = np.add.reduceat(correct, bounds[:-1]) - np.add.reduceat(stats.ws, bounds[:-1])
-    return float(np.abs(gap).sum()) / stats.total_weight, error
-
-
-def _confusion(stats: ScoreStatistics, threshold: float) -> tuple[float, float, float, float]:
-    """(TP, FN, TN, FP) weights for the prediction s >= threshold, exact when the threshold
-    is a cell edge (any multiple of 1/100800: 0.5, 0.3, 1/3, ...)."""
-    j = round(threshold * CELLS)
-    pos, weight = stats.wy, stats.weight
-    # rows of s == EDGES[j] are counted in cell j - 1 (right-closed cells) and are >= t
-    tp = float(pos[j:].sum() + (stats.edge_wy[j] if j > 0 else 0.0))
-    pred_pos = float(weight[j:].sum() + (stats.edge_weight[j] if j > 0 else 0.0))
-    total_pos = float(pos.sum())
-    fp = pred_pos - tp
-    fn = total_pos - tp
-    tn = stats.total_weight - total_pos - fp
-    return tp, fn, tn, fp
-
-
 def report_from_statistics(stats: ScoreStatistics, threshold: float = 0.5,
                            columns: tuple[str, ...] = ()) -> tuple[pd.Series, pd.Series]:
     """The report's values from the cells and, beside them, the bound on each one's distance
@@ -356,8 +249,8 @@ def report_from_statistics(stats: ScoreStatistics, threshold: float = 0.5,
     if "ece_thresholded" in columns:
         values["ece_thresholded"], bounds["ece_thresholded"] = ece_thresholded_with_bound(
             stats, threshold)
-    if _edge_of(threshold) is not None:
-        tp, fn, tn, fp = _confusion(stats, threshold)
+    if edge_index(threshold) is not None:
+        tp, fn, tn, fp = confusion_cells(stats, threshold)
         values["accuracy"] = (tp + tn) / stats.total_weight
         values["sensitivity"] = tp / (tp + fn) if tp + fn > 0 else float("nan")
         values["specificity"] = tn / (tn + fp) if tn + fp > 0 else float("nan")

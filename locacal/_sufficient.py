@@ -38,7 +38,6 @@ import numpy as np
 from locacal._validation import (
     check_grid_size,
     plain,
-    warn,
 )
 from locacal.curves.curve import SLIDES_GRID_SIZE, slides_grid
 from locacal.data.cells import CellSums
@@ -57,6 +56,8 @@ from locacal.metrics.binned import (
     ece_from_bins,
 )
 from locacal.metrics.classification import brier_cells
+from locacal.metrics.clinical import spiegelhalter_z_cells
+from locacal.metrics.log_score import log_loss_cells
 
 __all__ = ["ScoreStatistics"]
 
@@ -74,26 +75,13 @@ class ScoreStatistics(CellSums):
         return brier_cells(self)
 
     def log_loss(self) -> float:
-        """Log loss -sum w [y log s~ + (1 - y) log(1 - s~)] / sum w, exactly
-        (:func:`locacal.metrics.log_loss`, the same clipping of s to [eps, 1 - eps];
-        Good 1952). The scale of the weights cancels."""
-        return -self.log_sum / self.total_weight
+        """Log loss, exactly (:func:`locacal.metrics.log_score.log_loss_cells`)."""
+        return log_loss_cells(self)
 
     def spiegelhalter_z(self) -> float:
-        """Spiegelhalter's z = sum w (y - s)(1 - 2 s) / sqrt(sum w^2 (1 - 2 s)^2 s (1 - s)),
-        exactly (:func:`locacal.metrics.spiegelhalter_z`, Spiegelhalter 1986, eq. 3; the
-        in-memory weights divided by their largest, a scale that cancels in z). NaN with a
-        warning when the variance is 0 (every score 0, 1/2 or 1), as in memory."""
-        if self.spiegel_var <= 0.0:
-            warn("every score is 0, 1/2 or 1: Spiegelhalter's z has zero variance (NaN)")
-            return float("nan")
-        return self.spiegel_num / float(np.sqrt(self.spiegel_var))
-
-    def uncertainty(self) -> float:
-        """CORP's uncertainty term rate (1 - rate), rate = sum w y / sum w, exactly
-        (:func:`locacal.metrics.corp_decomposition`'s ``unc``)."""
-        rate = float(self.wy.sum()) / self.total_weight
-        return rate * (1.0 - rate)
+        """Spiegelhalter's z, exactly (:func:`locacal.metrics.clinical.spiegelhalter_z_cells`;
+        NaN with a warning when the variance is 0, as in memory)."""
+        return spiegelhalter_z_cells(self)
 
     def ece(self, bins: int = 10) -> float:
         """ECE on uniform bins, exactly :func:`locacal.ece` with ``strategy="uniform"``."""

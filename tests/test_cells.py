@@ -16,9 +16,7 @@ from locacal._cells import (
     CELL_EXTRAS,
     NOT_FROM_CELLS,
     CellLocalCalibrator,
-    auc_with_bound,
     binning_calibrator,
-    ece_thresholded_with_bound,
     report_from_statistics,
     wmse_with_bound,
 )
@@ -28,6 +26,8 @@ from locacal.curves.local import DEFAULT_LOCAL, SLIDES_LOCAL
 from locacal.data.sample import sort_sample
 from locacal.localfit import fit, local_params
 from locacal.localfit._direct import fit_points
+from locacal.metrics.binned import ece_thresholded_with_bound
+from locacal.metrics.classification import auc_with_bound
 from locacal.report.table import REPORT_COLUMNS
 from locacal.simulate import logistic_dgp
 

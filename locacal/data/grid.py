@@ -43,6 +43,7 @@ __all__ = [
     "DIRECT_REACH",
     "EDGES",
     "cell_index",
+    "edge_index",
     "gauss_convolve_nodes",
     "gauss_sum_at_nodes",
     "linear_binning",
@@ -71,6 +72,13 @@ def cell_index(scores: np.ndarray) -> np.ndarray:
     j -= (scores <= EDGES[j]) & (j > 0)
     j += (scores > EDGES[j + 1]) & (j < CELLS - 1)
     return j
+
+
+def edge_index(threshold: float) -> int | None:
+    """The cell edge index j with EDGES[j] == threshold, or None when the threshold is not
+    a cell edge (not a multiple of 1/100800)."""
+    j = round(threshold * CELLS)
+    return j if abs(threshold * CELLS - j) < 1e-6 and EDGES[j] == threshold else None
 
 
 def order_stat_cells(mass: np.ndarray, positions: np.ndarray) -> np.ndarray:

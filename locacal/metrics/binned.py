@@ -21,8 +21,9 @@ from locacal._validation import (
     public_api,
     warn,
 )
-from locacal.data.bins import STRATEGIES, BinStatistics
+from locacal.data.bins import DEFAULT_BINS, STRATEGIES, BinStatistics
 from locacal.data.cells import CellSums
+from locacal.data.grid import CELLS, edge_index
 from locacal.metrics._dispatch import dask_input
 from locacal.metrics._prepared import PreparedSample, prepare
 
@@ -81,6 +82,30 @@ def ece_cells(cells: CellSums, *, bins: int = 10, strategy: str = "quantile") ->
     edges within the bound of :meth:`~locacal.data.cells.CellSums.quantile_bins`."""
     stats = cells.uniform_bins(bins) if strategy == "uniform" else cells.quantile_bins(bins)[0]
     return ece_from_bins(stats)
+
+
+def ece_thresholded_with_bound(stats: CellSums, threshold: float = 0.5,
+                               bins: int = DEFAULT_BINS) -> tuple[float, float]:
+    """The slides' thresholded ECE (:func:`locacal.metrics.ece_thresholded`, quantile
+    bins) from the cells, and the bound on its distance to the in-memory value.
+
+    With the threshold a cell edge EDGES[J], a row is predicted positive when its cell is
+    J or above, or it sits exactly on EDGES[J] (the top of cell J - 1, kept in the edge
+    sums); so the weight of correct predictions per cell is sum w y above and
+    sum w (1 - y) below, exactly. The bins are those of
+    :meth:`~locacal.data.cells.CellSums.quantile_bins` and, since each row's
+    w (1{correct} - s) lies in [-w, w] as w (y - s) does, the bound is the ECE's (see
+    there). NaN (bound NaN) when the threshold is not a cell edge.
+    """
+    j = edge_index(threshold)
+    if j is None:
+        return float("nan"), float("nan")
+    correct = np.where(np.arange(CELLS) >= j, stats.wy, stats.weight - stats.wy)
+    if j > 0:  # rows on EDGES[j] are predicted positive: correct when y = 1
+        correct[j - 1] += 2.0 * stats.edge_wy[j] - stats.edge_weight[j]
+    bounds, error = stats.quantile_bounds(bins)
+    gap = np.add.reduceat(correct, bounds[:-1]) - np.add.reduceat(stats.ws, bounds[:-1])
+    return float(np.abs(gap).sum()) / stats.total_weight, error
 
 
 def ece_thresholded_from_sample(sample: PreparedSample, *, bins: int = 10,

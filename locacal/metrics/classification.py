@@ -22,6 +22,7 @@ from locacal._validation import (
     warn,
 )
 from locacal.data.cells import CellSums
+from locacal.data.grid import CELLS
 from locacal.metrics._dispatch import dask_input
 from locacal.metrics._prepared import Confusion, PreparedSample, prepare
 
@@ -143,3 +144,41 @@ def auc(scores: Any, labels: Any, *, weights: Any = None) -> float:
     ``roc_auc_score`` (checked in the tests).
     """
     return auc_from_sample(prepare(scores, labels, weights, warn_one_class=False))
+
+
+def auc_with_bound(stats: CellSums) -> tuple[float, float]:
+    """The AUC (Mann-Whitney, ties one half) from the cells, and a bound.
+
+    Positives weigh P_c = sum w y and negatives N_c = sum w (1 - y) in cell c; pairs in
+    different cells are ordered by their cells, pairs within a cell are counted one half:
+
+    .. math:: \\widetilde{\\mathrm{AUC}} = \\frac{\\sum_c P_c (\\sum_{c' < c} N_{c'}
+        + N_c / 2)}{P N}, \\quad |\\widetilde{\\mathrm{AUC}} - \\mathrm{AUC}|
+        \\le \\frac{\\sum_c P_c N_c}{2 P N}
+
+    since a within-cell pair counts 0, 1/2 or 1 in the exact AUC. NaN for one class.
+    """
+    pos = stats.wy
+    neg = stats.weight - stats.wy
+    total_pos, total_neg = float(pos.sum()), float(neg.sum())
+    if total_pos <= 0.0 or total_neg <= 0.0:
+        return float("nan"), 0.0
+    below = np.concatenate([[0.0], np.cumsum(neg)[:-1]])
+    within = float(pos @ neg)
+    value = (float(pos @ below) + 0.5 * within) / (total_pos * total_neg)
+    return value, 0.5 * within / (total_pos * total_neg)
+
+
+def confusion_cells(stats: CellSums, threshold: float) -> tuple[float, float, float, float]:
+    """(TP, FN, TN, FP) weights for the prediction s >= threshold, exact when the threshold
+    is a cell edge (any multiple of 1/100800: 0.5, 0.3, 1/3, ...)."""
+    j = round(threshold * CELLS)
+    pos, weight = stats.wy, stats.weight
+    # rows of s == EDGES[j] are counted in cell j - 1 (right-closed cells) and are >= t
+    tp = float(pos[j:].sum() + (stats.edge_wy[j] if j > 0 else 0.0))
+    pred_pos = float(weight[j:].sum() + (stats.edge_weight[j] if j > 0 else 0.0))
+    total_pos = float(pos.sum())
+    fp = pred_pos - tp
+    fn = total_pos - tp
+    tn = stats.total_weight - total_pos - fp
+    return tp, fn, tn, fp

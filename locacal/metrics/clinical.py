@@ -49,6 +49,7 @@ from locacal._validation import (
     warn,
 )
 from locacal.curves._logistic import fisher_information, fit_logistic
+from locacal.data.cells import CellSums
 from locacal.metrics._r_lowess import r_lowess_fit
 
 __all__ = [
@@ -436,6 +437,10 @@ class SpiegelhalterResult:
         return result_html("Spiegelhalter's z test", frame_html(self.to_frame()))
 
 
+#: Why Spiegelhalter's z is NaN (in memory and from cells).
+_ZERO_VARIANCE = "every score is 0, 1/2 or 1: Spiegelhalter's z has zero variance (NaN)"
+
+
 @public_api
 def spiegelhalter_z(scores: Any, labels: Any, *, weights: Any = None) -> SpiegelhalterResult:
     r"""Spiegelhalter's z test that the scores are the event probabilities.
@@ -469,7 +474,18 @@ def spiegelhalter_z(scores: Any, labels: Any, *, weights: Any = None) -> Spiegel
     lever = 1.0 - 2.0 * s
     variance = float(np.sum(w * w * lever * lever * s * (1.0 - s)))
     if variance <= 0.0:
-        warn("every score is 0, 1/2 or 1: Spiegelhalter's z has zero variance (NaN)")
+        warn(_ZERO_VARIANCE)
         return SpiegelhalterResult(float("nan"), float("nan"))
     z = float(np.sum(w * (y - s) * lever) / np.sqrt(variance))
     return SpiegelhalterResult(z, float(2.0 * stats.norm.sf(abs(z))))
+
+
+def spiegelhalter_z_cells(cells: CellSums) -> float:
+    """Spiegelhalter's z (:func:`spiegelhalter_z`'s statistic) from cell sums, exactly: the
+    kept sums sum w (y - s)(1 - 2 s) and sum w^2 (1 - 2 s)^2 s (1 - s) (the in-memory weights
+    are divided by their largest, a scale that cancels in z). NaN with the same warning when
+    the variance is 0."""
+    if cells.spiegel_var <= 0.0:
+        warn(_ZERO_VARIANCE)
+        return float("nan")
+    return cells.spiegel_num / float(np.sqrt(cells.spiegel_var))

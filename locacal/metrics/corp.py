@@ -18,7 +18,9 @@ import pandas as pd
 from sklearn.isotonic import isotonic_regression
 
 from locacal._validation import check_scores_labels, positive_weight_rows, public_api
+from locacal.data.cells import CellSums
 from locacal.data.sample import sort_sample
+from locacal.metrics.classification import brier_cells
 
 __all__ = ["CORP_TERMS", "TiedScores", "corp_decomposition", "corp_from_sorted"]
 
@@ -125,3 +127,42 @@ def corp_from_sorted(s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> pd.S
     unc = rate * (1.0 - rate)
     return pd.Series([score, score - recalibrated, unc - recalibrated, unc],
                      index=list(CORP_TERMS), name="corp")
+
+
+def corp_with_bound(stats: CellSums) -> tuple[dict[str, float], float]:
+    """CORP's ``mcb``, ``dsc`` and ``unc`` (:func:`locacal.metrics.corp_decomposition`) from
+    the cells, and the bound on the distance of ``mcb`` and ``dsc`` to the exact ones.
+
+    The exact recalibration f* is the PAV fit on the distinct scores; here each cell is
+    pooled into one group (weight W_c, label sum P_c) and the PAV fit f~ runs over the
+    cells. Its squared error is sum_c P_c (1 - 2 f~_c) + W_c f~_c^2 (y^2 = y), and
+    ``unc`` = rate (1 - rate) is exact.
+
+    Exact when no cell mixes rows that the exact fit separates (f* constant on each cell:
+    then f* is feasible for the cell fit, which cannot do better). Otherwise the cell fit
+    is a constrained PAV, so its squared error S~ is at least the exact S*, and S~ is at
+    most that of g, the cell-wise weighted mean of f* (monotone, constant on cells). With
+    R_c the range of f* on cell c, sum_{i in c} w_i [(y_i - g_c)^2 - (y_i - f*_i)^2] =
+    2 sum w_i (f*_i - g_c)(y_i - 1/2) - sum w_i (f*_i - g_c)^2 <= W_c R_c, and
+    sum_c R_c <= 1 (f* is monotone in [0, 1]), so
+
+    .. math:: \\mathrm{MCB} - \\frac{\\max_c W_c}{W} \\le \\widetilde{\\mathrm{MCB}}
+        \\le \\mathrm{MCB}
+
+    and the same for DSC (MCB and DSC are the Brier score and ``unc`` minus S / W), the
+    maximum over the cells that may hold more than one distinct score (more than one row,
+    not all on the cell's top edge). The bound is the heaviest cell's weight share, about
+    (largest score density) / 100800 for large n: 1.4e-5 for uniform scores at n = 1e7
+    (the measured error 4.3e-7); more at small n, where a few rows fill the heaviest cell.
+    Dimitriadis, Gneiting & Jordan (2021), PNAS 118(8).
+    """
+    filled = stats.weight > 0
+    weight, pos = stats.weight[filled], stats.wy[filled]
+    fitted = isotonic_regression(pos / weight, sample_weight=weight)
+    total = stats.total_weight
+    recalibrated = float(np.sum(pos * (1.0 - 2.0 * fitted) + weight * fitted**2)) / total
+    rate = float(stats.wy.sum()) / total
+    unc = rate * (1.0 - rate)
+    mixed = (stats.count >= 2) & (stats.edge_count[1:] < stats.count)
+    bound = float(stats.weight[mixed].max()) / total if mixed.any() else 0.0
+    return {"mcb": brier_cells(stats) - recalibrated, "dsc": unc - recalibrated, "unc": unc}, bound

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from locacal._validation import check_scores_labels, positive_weight_rows, public_api
-from locacal.data.cells import LOG_LOSS_EPS
+from locacal.data.cells import LOG_LOSS_EPS, CellSums
 
 __all__ = ["LOG_LOSS_EPS", "log_loss"]
 
@@ -43,3 +43,10 @@ def log_loss(scores: Any, labels: Any, *, weights: Any = None) -> float:
     p = np.clip(s, LOG_LOSS_EPS, 1.0 - LOG_LOSS_EPS)
     losses = -np.where(y == 1.0, np.log(p), np.log1p(-p))
     return float(np.average(losses, weights=w))
+
+
+def log_loss_cells(cells: CellSums) -> float:
+    """:func:`log_loss` from cell sums, exactly: -sum w [y log s~ + (1 - y) log(1 - s~)] / sum w
+    from the kept log-score sum (the same clipping of s to [eps, 1 - eps]); the scale of the
+    weights cancels."""
+    return -cells.log_sum / cells.total_weight
