@@ -51,6 +51,7 @@ from locacal.density import _SQRT_2PI, _nrd0_from_moments, _weighted_moments
 from locacal.localfit import effective_count, local_params
 from locacal.metrics.binned import (
     BrierDecomposition,
+    brier_decomposition_cells,
     calib_mse_from_bins,
     ece_cells,
     ece_from_bins,
@@ -93,20 +94,8 @@ class ScoreStatistics(CellSums):
 
     def brier_decomposition(self, bins: int = 10) -> BrierDecomposition:
         """Brier = calibration + refinement + within-bin on ``bins`` uniform bins, exactly
-        (:class:`locacal.metrics.binned.BrierDecomposition`; Murphy & Winkler 1984).
-
-        The Brier score is the kept sum; calibration (CalibMSE on the bins) and refinement
-        (sum_b W_b p_b (1 - p_b) / W) come from the bins' sums, which are exact; within-bin is
-        the rest. :func:`locacal.brier_decomposition` uses adaptive bins of sqrt(n) rows,
-        which cut inside cells; on uniform bins the identity and every term are exact.
-        """
-        stats = self.uniform_bins(bins)
-        brier = self.brier()
-        calibration = calib_mse_from_bins(stats)
-        p = stats.mean_label
-        refinement = float(np.sum(stats.weight * p * (1.0 - p)) / stats.weight.sum())
-        return BrierDecomposition(brier, calibration, refinement,
-                                  brier - calibration - refinement)
+        (:func:`locacal.metrics.binned.brier_decomposition_cells`)."""
+        return brier_decomposition_cells(self, bins)
 
     # ------------------------------------------------------------------ density
 
