@@ -47,6 +47,9 @@ __all__ = ["BATCH", "block_equations", "fit_sorted"]
 
 #: Distinct points fitted per batch (keeps the temporaries in cache: ~25 kB per point).
 BATCH = 1 << 13
+#: Points whose bandwidths and windows are found at once (fresh temporaries of 10^7 points
+#: cost more in page faults than the arithmetic on them).
+CHUNK = 1 << 16
 #: Kernel mass (relative to the window's weight) below which the block sums' error, relative
 #: to the window's weight, could reach 1e-9 of the fit: such points are fitted carefully.
 CAREFUL_KERNEL = 0.05
@@ -61,10 +64,27 @@ def fit_sorted(sample: SortedSample, t: np.ndarray, params: LocalParams,
     points ``t``, for a compact kernel.
 
     ``exact_map`` and ``blocks``: the segment trees and block sums of the sample for the
-    degree and kernel of ``params`` (any bandwidth: only those two are used).
+    degree and kernel of ``params`` (any bandwidth: only those two are used). The points
+    are taken :data:`CHUNK` at a time, so that no temporary grows with their number.
     """
-    s = sample.scores
     k = effective_count(sample.n, params.nn, params.h)
+    if params.nn is not None:  # a span guarantees k rows in every window: blocks of at most
+        level = block_level(np.array([k]))  # k rows never fall back to the trees
+    else:  # fixed bandwidths: the 5 % quantile (the points with smaller windows may fall back)
+        bw = fixed_or_nn_bandwidth(sample.scores, t, k, params.h)
+        lo, hi = window_bounds(sample.scores, t, bw)
+        rows = (hi - lo)[(bw > 0) & (hi > lo)]
+        level = block_level(np.quantile(rows, [0.05]).astype(np.int64) if rows.size else rows)
+    value = np.empty(t.shape[0])
+    for start in range(0, t.shape[0], CHUNK):
+        value[start:start + CHUNK] = _fit_chunk(sample, t[start:start + CHUNK], params, k,
+                                                exact_map, blocks, level)
+    return value
+
+
+def _fit_chunk(sample: SortedSample, t: np.ndarray, params: LocalParams, k: int,
+               exact_map: ExactLocalMap, blocks: BlockCache, level: int) -> np.ndarray:
+    s = sample.scores
     bw = fixed_or_nn_bandwidth(s, t, k, params.h)
     lo, hi = window_bounds(s, t, bw)
     if params.degree == 0 and params.kernel == "rect":
@@ -73,13 +93,6 @@ def fit_sorted(sample: SortedSample, t: np.ndarray, params: LocalParams,
     point = bw == 0.0
     value[point] = window_mean(sample, lo[point], hi[point])[0]
     keep = np.flatnonzero(~point & (hi > lo))
-    if keep.size == 0:
-        return value
-    rows = hi[keep] - lo[keep]
-    # a span guarantees k rows in every window: blocks of at most k rows never fall back to
-    # the trees; fixed bandwidths take the 5 % quantile (smaller windows may fall back)
-    level = block_level(rows if params.nn is not None else
-                        np.array([np.quantile(rows, 0.05)]).astype(np.int64))
     for start in range(0, keep.size, BATCH):
         idx = keep[start:start + BATCH]
         tb, hb, lb, ub = t[idx], bw[idx], lo[idx], hi[idx]
