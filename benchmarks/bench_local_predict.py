@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import time
 from collections.abc import Callable
+from functools import partial
 
 import numpy as np
 from sklearn.isotonic import IsotonicRegression
@@ -52,6 +53,10 @@ def _best(fns: list[Callable[[], object]], repeat: int) -> list[float]:
     return best
 
 
+def _fit_predict(model, s: np.ndarray, d: np.ndarray) -> np.ndarray:
+    return model.fit(s, d).predict(s)
+
+
 def _row(what: str, size: int, ours: float, peer_name: str, peer: float, target: float | None,
          extra: str = "") -> None:
     ratio = ours / peer
@@ -70,23 +75,23 @@ def main(sizes: list[int], ncal: int, repeat: int) -> None:
         fitted = LocalRegressionCalibrator(degree, 0.15, kernel=kernel).fit(s, d)
         for m in sizes:
             q = rng.uniform(size=m)
-            ours, uniq, srt = _best([lambda: fitted.predict(q),
-                                     lambda: np.unique(q, return_inverse=True),
-                                     lambda: np.sort(q)], repeat)
+            ours, uniq, srt = _best([partial(fitted.predict, q),
+                                     partial(np.unique, q, return_inverse=True),
+                                     partial(np.sort, q)], repeat)
             _row(f"predict d={degree}", m, ours, "unique", uniq, target,
                  f"(sort {srt:.2f} s: {ours / srt:.0f}x)")
     for n in sizes:
         s = rng.beta(2, 5, size=n)
         d = (rng.uniform(size=n) < s).astype(float)
-        ours, iso = _best([lambda: LocalRegressionCalibrator().fit(s, d).predict(s),
-                           lambda: IsotonicRegression(out_of_bounds="clip").fit(s, d).predict(s)],
+        ours, iso = _best([partial(_fit_predict, LocalRegressionCalibrator(), s, d),
+                           partial(_fit_predict, IsotonicRegression(out_of_bounds="clip"), s, d)],
                           repeat)
         _row("fit+predict", n, ours, "isotonic", iso, 1.0)
     n = 100_000
     s = rng.beta(2, 5, size=n)
     d = (rng.uniform(size=n) < s).astype(float)
-    ours, low = _best([lambda: LocalRegressionCalibrator().fit(s, d).predict(s),
-                       lambda: lowess(d, s, frac=0.15, it=0, delta=0.01)], repeat)
+    ours, low = _best([partial(_fit_predict, LocalRegressionCalibrator(), s, d),
+                       partial(lowess, d, s, frac=0.15, it=0, delta=0.01)], repeat)
     _row("fit+predict", n, ours, "lowess", low, None, "(context)")
 
 
