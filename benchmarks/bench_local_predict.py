@@ -18,9 +18,33 @@ loop, alternating, so that a change of load on a shared machine hits both):
 Every predicted value is the exact local fit at that score (nothing interpolated; see
 :mod:`locacal.localfit._many`). Nothing is asserted: this prints a table.
 
-Measured 2026-11-25 (2 shared cores, ``nice``; after the block-sum route of issue 17)::
+Measured 2026-11-25 (2 cores shared with other jobs, ``nice``, ``--repeat 1``, ``--ncal``
+2e5; the block-sum route of :mod:`locacal.localfit._many`)::
 
-    (filled in below by the run recorded in the commit that changed this file)
+    row                 size   ours s peer        peer s   ratio target verdict
+    predict d=0        1e+06     0.20 unique        0.03    6.85   <= 3  MISSED (sort 0.01 s: 35x)
+    predict d=0        1e+07     2.35 unique        0.65    3.59   <= 3  MISSED (sort 0.07 s: 35x)
+    predict d=1        1e+06     1.05 unique        0.02   43.69   <= 6  MISSED (sort 0.01 s: 207x)
+    predict d=1        1e+07    10.90 unique        0.95   11.44   <= 6  MISSED (sort 0.07 s: 167x)
+    predict d=2        1e+06     1.44 unique        0.02   62.67   <= 6  MISSED (sort 0.01 s: 278x)
+    predict d=2        1e+07    13.51 unique        0.94   14.37   <= 6  MISSED (sort 0.07 s: 197x)
+    fit+predict        1e+06     1.92 isotonic      0.29    6.73   <= 1  MISSED
+    fit+predict        1e+07    31.53 isotonic      3.59    8.78   <= 1  MISSED
+    fit+predict        1e+05     0.16 lowess        0.01   12.80              - (context)
+
+Before (segment trees for every point; issue 17's measures on main): predict at 1e7 6.2 s
+(degree 0) and 15-25 s (degrees 1-2), fit + predict 21 s at 1e6 and over 60 s at 1e7; on
+this machine the default fit + predict at 1e6 took 13.7 s (profiled: 10 s in segment-tree
+queries, 2.5 s building the trees). Where the time goes now (profiles, 1e7 points): degree 0
+is np.unique (1.6 s inside predict: its argsort, cumsum and scatter) plus 0.6 s of window
+searches; degrees 1-2 are the per-point binomial shifts of the one-sided moments
+(``shift_moments``, O(order^2) with order 11 for tricube x degree 1) and their gathers
+(``_blocks._side_batch``), 6.5 s of 11, and locfit's Jacobi solver (0.7 s in degree 1,
+half the time in degree 2); fit + predict adds the block sums' build, ~740 bytes per row
+(tricube, degree 1) whose page faults cost ~1 s per 10^6 rows. The targets need a compiled
+sweep or a lower-order formulation of the tricube sums; NumPy's per-call and per-temporary
+costs are the floor of this route. lowess uses ``delta=0.01`` (interpolation between
+about 100 fitted points), so it is not an exact fit at every row.
 
 Usage: ``python benchmarks/bench_local_predict.py [--sizes 1e6 1e7] [--ncal 200000]
 [--repeat 1]``
