@@ -69,10 +69,10 @@ def test_many_points_switches_to_block_sums_beyond_the_budget():
     assert sorted(key[0] for key in first) == ["blocks", "moments"]
     fit(sample, many, params, many_points=True, cache=cache)
     assert all(cache[key] is first[key] for key in first)  # prepared once per cache
-    # the Gaussian kernel (not compact) keeps the map's direct sums
-    gauss = LocalParams(1, 0.5, None, "gauss")
-    np.testing.assert_array_equal(fit(sample, many, gauss, many_points=True).value,
-                                  ExactLocalMap(sample, gauss, clip=False)(many))
+    # the Gaussian kernel (not compact) keeps the map's direct sums, a fixed h its trees
+    for other in (LocalParams(1, 0.5, None, "gauss"), LocalParams(1, None, 0.05, "tricube")):
+        np.testing.assert_array_equal(fit(sample, many, other, many_points=True).value,
+                                      ExactLocalMap(sample, other, clip=False)(many))
 
 
 def test_bad_outputs_and_strategy_names_are_refused():

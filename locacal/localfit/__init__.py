@@ -20,8 +20,8 @@ SortedSample           outputs beyond the value, or     per-window normal equati
                        value only without many_points
 SortedSample           value only, ``many_points``      ``_direct`` while distinct points x window
                                                         <= SEQUENTIAL_BUDGET, else in-block
-                                                        prefix sums (``_many``; Gaussian:
-                                                        ``_segment``)
+                                                        prefix sums (``_many``; Gaussian or
+                                                        h without nn: ``_segment``)
 =====================  ===============================  ===========================================
 
 With the tree or R, the outputs other than the value (variance factor, counts) are the exact
@@ -233,18 +233,19 @@ def _many_points(sample: SortedSample, params: LocalParams, points: np.ndarray,
 
     Small problems (distinct points x window length <= ``SEQUENTIAL_BUDGET``) are summed in
     locfit's own order (``_direct``, agreeing with R to ~1e-15); larger ones, with a compact
-    kernel, from in-block prefix sums (``_many``: the segment trees of ``_segment`` for the
-    points the blocks cannot answer), which agree with that to ~1e-12 (degrees 0-1) and
-    ~1e-8 (degree 2, whose solver amplifies summation-order differences); the Gaussian
-    kernel by ``_segment``'s direct sums. The trees and blocks are those of ``_at_data``
-    (they depend on the degree and kernel only).
+    kernel and a span, from in-block prefix sums (``_many``: the segment trees of
+    ``_segment`` for the points the blocks cannot answer), which agree with that to ~1e-12
+    (degrees 0-1) and ~1e-8 (degree 2, whose solver amplifies summation-order differences);
+    a fixed bandwidth alone by ``_segment``'s trees (its windows of any size would often fall
+    back from the blocks), the Gaussian kernel by its direct sums. The trees and blocks are
+    those of ``_at_data`` (they depend on the degree and kernel only).
     """
     unique, inverse = np.unique(points, return_inverse=True)
     window = sample.n if (params.kernel == "gauss" or params.nn is None) else (
         max(1.0, sample.n * params.nn))
     if unique.size * window <= SEQUENTIAL_BUDGET:
         return fit_points(sample, unique, params).value[inverse]
-    if params.kernel == "gauss":
+    if params.kernel == "gauss" or params.nn is None:
         exact_map = _cached(cache, ("segment", params),
                             lambda: ExactLocalMap(sample, params, clip=False))
         return exact_map(unique)[inverse]

@@ -9,8 +9,11 @@ smallest window: about one binomial shift per side of each point, O(order^2)) in
 ``2 log2 n`` segment-tree nodes per side of
 :class:`~locacal.localfit._segment.ExactLocalMap` (the default calibrator's fit + predict at
 n = 10^6: 13.7 s with the trees, 1.9 s here; ``benchmarks/bench_local_predict.py``).
-The points the blocks cannot answer accurately (the block docstring's rule: a window
-shorter than a block, blocks many bandwidths wide) take the segment trees' sums.
+The span (``nn``) guarantees every window ``k = floor(n nn)`` rows, so blocks of at most
+``k`` rows always fit; the few points the blocks cannot answer accurately (blocks many
+bandwidths wide) take the segment trees' sums. A fixed bandwidth alone gives windows of any
+size, down to none, whose many fallbacks made this route slower than the trees (measured),
+so :func:`~locacal.localfit.fit` leaves those to the trees.
 
 Accuracy: the block sums carry a rounding error below a small multiple of
 ``3^q (B + W) 2^-53`` relative to the window's weight (:mod:`locacal.localfit._blocks`),
@@ -68,20 +71,15 @@ ILL_CONDITIONED = 1e-3
 def fit_sorted(sample: SortedSample, t: np.ndarray, params: LocalParams,
                exact_map: ExactLocalMap, blocks: BlockCache) -> np.ndarray:
     """Exact fits (unclipped, NaN where the window holds no weight) at sorted, distinct
-    points ``t``, for a compact kernel.
+    points ``t``, for a compact kernel and a span (``params.nn``, with or without ``h``).
 
     ``exact_map`` and ``blocks``: the segment trees and block sums of the sample for the
     degree and kernel of ``params`` (any bandwidth: only those two are used). The points
     are taken :data:`CHUNK` at a time, so that no temporary grows with their number.
     """
     k = effective_count(sample.n, params.nn, params.h)
-    if params.nn is not None:  # a span guarantees k rows in every window: blocks of at most
-        level = block_level(np.array([k]))  # k rows never fall back to the trees
-    else:  # fixed bandwidths: the 5 % quantile (the points with smaller windows may fall back)
-        bw = fixed_or_nn_bandwidth(sample.scores, t, k, params.h)
-        lo, hi = window_bounds(sample.scores, t, bw)
-        rows = (hi - lo)[(bw > 0) & (hi > lo)]
-        level = block_level(np.quantile(rows, [0.05]).astype(np.int64) if rows.size else rows)
+    # the span guarantees k rows in every window: blocks of at most k rows never fall back
+    level = block_level(np.array([k]))
     value = np.empty(t.shape[0])
     for start in range(0, t.shape[0], CHUNK):
         value[start:start + CHUNK] = _fit_chunk(sample, t[start:start + CHUNK], params, k,
