@@ -7,8 +7,9 @@ from locacal.data.sample import sort_sample
 from locacal.localfit import GaussianKernel, LocalParams, NearestMean, fit, local_params
 from locacal.localfit._direct import SEQUENTIAL_BUDGET, fit_points
 from locacal.localfit._gauss import kernel_regression, kernel_var_factor
-from locacal.localfit._influence import fit_at_data
+from locacal.localfit._influence import block_cache, fit_at_data
 from locacal.localfit._knn import knn_means
+from locacal.localfit._many import fit_sorted
 from locacal.localfit._segment import ExactLocalMap
 from locacal.localfit._tree import build_tree
 
@@ -47,7 +48,7 @@ def test_each_row_of_the_table_is_its_strategy_bit_for_bit(weighted):
     np.testing.assert_array_equal(gauss.var_factor, kernel_var_factor(s, w, grid, 0.05, "ll"))
 
 
-def test_many_points_switches_to_segment_trees_beyond_the_budget():
+def test_many_points_switches_to_block_sums_beyond_the_budget():
     s, y, _ = _sample(4000, 2)
     sample = sort_sample(s, y, None)
     params = LocalParams(1, 0.5, None, "tricube")  # window 2000 rows per point
@@ -57,14 +58,21 @@ def test_many_points_switches_to_segment_trees_beyond_the_budget():
     many = np.linspace(0, 1, SEQUENTIAL_BUDGET // 2000 + 1)
     cache = {}
     got = fit(sample, many, params, many_points=True, cache=cache).value
-    np.testing.assert_array_equal(got, ExactLocalMap(sample, params, clip=False)(many))
+    base = LocalParams(1, 1.0, None, "tricube")
+    np.testing.assert_array_equal(got, fit_sorted(sample, many, params,
+                                                  ExactLocalMap(sample, base, clip=False),
+                                                  block_cache(sample, base)))
     # without many_points the same points are summed window by window, as the LCS needs
     np.testing.assert_array_equal(fit(sample, many, params).value,
                                   fit_points(sample, many, params).value)
-    (key,) = cache
-    first = cache[key]
+    first = dict(cache)
+    assert sorted(key[0] for key in first) == ["blocks", "moments"]
     fit(sample, many, params, many_points=True, cache=cache)
-    assert cache[key] is first  # prepared once per cache
+    assert all(cache[key] is first[key] for key in first)  # prepared once per cache
+    # the Gaussian kernel (not compact) keeps the map's direct sums, a fixed h its trees
+    for other in (LocalParams(1, 0.5, None, "gauss"), LocalParams(1, None, 0.05, "tricube")):
+        np.testing.assert_array_equal(fit(sample, many, other, many_points=True).value,
+                                      ExactLocalMap(sample, other, clip=False)(many))
 
 
 def test_bad_outputs_and_strategy_names_are_refused():

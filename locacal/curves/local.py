@@ -147,8 +147,8 @@ class LocalRegressionCalibrator(BaseCalibrator):
         What :func:`locacal.localfit.fit` prepared for this sample and reuses: locfit's
         evaluation tree (``evaluation="locfit"``, native backend), R's fit
         (``backend="locfit"``, made once; it pickles and refits in R when needed), the
-        segment trees of the exact fit at many new scores (every distinct new score is
-        fitted, nothing is interpolated).
+        block sums and segment trees of the exact fit at many new scores (every distinct
+        new score is fitted, nothing is interpolated).
 
     Notes
     -----

@@ -19,8 +19,9 @@ SortedSample           ``structure="tree"``             locfit's evaluation tree
 SortedSample           outputs beyond the value, or     per-window normal equations (``_direct``)
                        value only without many_points
 SortedSample           value only, ``many_points``      ``_direct`` while distinct points x window
-                                                        <= SEQUENTIAL_BUDGET, else segment-tree
-                                                        moments (``_segment``)
+                                                        <= SEQUENTIAL_BUDGET, else in-block
+                                                        prefix sums (``_many``; Gaussian or
+                                                        h without nn: ``_segment``)
 =====================  ===============================  ===========================================
 
 With the tree or R, the outputs other than the value (variance factor, counts) are the exact
@@ -46,6 +47,7 @@ from locacal.localfit._direct import SEQUENTIAL_BUDGET, LocalParams, fit_points
 from locacal.localfit._gauss import kernel_regression, kernel_var_factor
 from locacal.localfit._influence import block_cache, fit_at_data
 from locacal.localfit._knn import knn_means
+from locacal.localfit._many import fit_sorted
 from locacal.localfit._resample import resampled_fits, resamples
 from locacal.localfit._segment import ExactLocalMap
 from locacal.localfit._tree import build_tree
@@ -230,18 +232,37 @@ def _many_points(sample: SortedSample, params: LocalParams, points: np.ndarray,
     """The exact fit at any number of points by the cheaper exact route.
 
     Small problems (distinct points x window length <= ``SEQUENTIAL_BUDGET``) are summed in
-    locfit's own order (``_direct``, agreeing with R to ~1e-15); larger ones by segment-tree
-    moments (``_segment``, any number of points), which agree with that to ~1e-12 (degrees
-    0-1) and ~1e-8 (degree 2, whose solver amplifies summation-order differences).
+    locfit's own order (``_direct``, agreeing with R to ~1e-15); larger ones, with a compact
+    kernel and a span, from in-block prefix sums (``_many``: the segment trees of
+    ``_segment`` for the points the blocks cannot answer), which agree with that to ~1e-12
+    (degrees 0-1) and ~1e-8 (degree 2, whose solver amplifies summation-order differences);
+    a fixed bandwidth alone by ``_segment``'s trees (its windows of any size would often fall
+    back from the blocks), the Gaussian kernel by its direct sums. The trees and blocks are
+    those of ``_at_data`` (they depend on the degree and kernel only).
     """
     unique, inverse = np.unique(points, return_inverse=True)
     window = sample.n if (params.kernel == "gauss" or params.nn is None) else (
         max(1.0, sample.n * params.nn))
     if unique.size * window <= SEQUENTIAL_BUDGET:
         return fit_points(sample, unique, params).value[inverse]
-    exact_map = _cached(cache, ("segment", params),
-                        lambda: ExactLocalMap(sample, params, clip=False))
-    return exact_map(unique)[inverse]
+    if params.kernel == "gauss" or params.nn is None:
+        exact_map = _cached(cache, ("segment", params),
+                            lambda: ExactLocalMap(sample, params, clip=False))
+        return exact_map(unique)[inverse]
+    exact_map, blocks = _shared_sums(sample, params, cache)
+    return fit_sorted(sample, unique, params, exact_map, blocks)[inverse]
+
+
+def _shared_sums(sample: SortedSample, params: LocalParams,
+                 cache: dict) -> tuple[ExactLocalMap, Any]:
+    """The segment trees and block sums of a compact kernel, one of each per degree and
+    kernel (every bandwidth, every route)."""
+    base = LocalParams(params.degree, 1.0, None, params.kernel)
+    key = (params.degree, params.kernel)
+    exact_map = _cached(cache, ("moments", *key),
+                        lambda: ExactLocalMap(sample, base, clip=False))
+    blocks = _cached(cache, ("blocks", *key), lambda: block_cache(sample, base))
+    return exact_map, blocks
 
 
 def _at_data(sample: SortedSample, params: LocalParams, cache: dict) -> LocalFits:
@@ -249,11 +270,7 @@ def _at_data(sample: SortedSample, params: LocalParams, cache: dict) -> LocalFit
     and kernel only, so one of each serves every bandwidth (span selection)."""
     exact_map = blocks = None
     if params.kernel != "gauss":  # fit_at_data refuses the Gaussian kernel, naming it
-        base = LocalParams(params.degree, 1.0, None, params.kernel)
-        key = (params.degree, params.kernel)
-        exact_map = _cached(cache, ("moments", *key),
-                            lambda: ExactLocalMap(sample, base, clip=False))
-        blocks = _cached(cache, ("blocks", *key), lambda: block_cache(sample, base))
+        exact_map, blocks = _shared_sums(sample, params, cache)
     data_fit = fit_at_data(sample, params, exact_map, blocks)
     return LocalFits(value=data_fit.value, influence=data_fit.influence)
 

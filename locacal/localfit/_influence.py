@@ -29,6 +29,7 @@ import numpy as np
 from locacal.data.sample import SortedSample
 from locacal.localfit._blocks import BlockCache, block_level
 from locacal.localfit._direct import LocalParams
+from locacal.localfit._many import BATCH, block_equations
 from locacal.localfit._segment import KERNEL_POLYNOMIALS, ExactLocalMap
 from locacal.localfit._solve import newton_step_and_unit
 from locacal.localfit._window import (
@@ -39,10 +40,6 @@ from locacal.localfit._window import (
 )
 
 __all__ = ["DataFit", "block_cache", "fit_at_data"]
-
-#: Distinct scores fitted per batch (keeps the temporaries in cache: ~25 kB per point).
-BATCH = 1 << 13
-
 
 @dataclass(frozen=True)
 class DataFit:
@@ -108,15 +105,8 @@ def _fit_batch(sample: SortedSample, exact_map: ExactLocalMap, blocks: BlockCach
                level: int, t: np.ndarray, h: np.ndarray, lo: np.ndarray,
                hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Value and ``a_0 + kappa`` (the influence per unit prior weight) at sorted points."""
-    z = np.searchsorted(sample.scores, t, side="right")
-    left, right, bad = blocks.sides(t, h, lo, z, hi, level)
-    redo = np.flatnonzero(bad)
-    if redo.size:
-        tree_l, tree_r = exact_map.side_sums(t[redo], h[redo], lo[redo], z[redo], hi[redo])
-        for mine, tree in zip(left + right, tree_l + tree_r, strict=True):
-            mine[:, redo] = tree
-    z_mat, rhs, c0, total, has_weight = exact_map.equations_from_sides(t, h, lo, z, hi,
-                                                                       left, right)
+    z_mat, rhs, c0, total, has_weight = block_equations(sample, exact_map, blocks, level, t,
+                                                        h, lo, hi)
     coef, a = newton_step_and_unit(z_mat, rhs, c0)
     safe = np.where(total > 0, total, 1.0)
     kappa = (1.0 - np.einsum("mi,mi->m", a, z_mat[:, :, 0])) / safe

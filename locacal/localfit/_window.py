@@ -139,12 +139,18 @@ def _first_true(pred, n: int, m: int, guess: np.ndarray | None = None) -> np.nda
     if guess is not None:
         g = np.clip(guess, 0, n).astype(np.int64)
         done = np.ones(m, dtype=bool)
-        at = np.flatnonzero(g < n)
+        at = _where(g < n)
         done[at] = pred(g[at], at)
-        before = np.flatnonzero(done & (g > 0))
+        before = _where(done & (g > 0))
         done[before] = ~pred(g[before] - 1, before)
         lo[done] = hi[done] = g[done]
     return bisect(pred, lo, hi)
+
+
+def _where(mask: np.ndarray) -> np.ndarray | slice:
+    """Indices where ``mask`` holds, or the whole slice when it holds everywhere (the usual
+    case: the predicates then index their points without a gather)."""
+    return slice(None) if mask.all() else np.flatnonzero(mask)
 
 
 def bisect(pred, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
