@@ -1,8 +1,8 @@
 """The Dask path of the public functions, read off the merged cell statistics.
 
-:func:`locacal.lcs`, :func:`locacal.calibration_curve` and :func:`locacal.calibration_report`
-call the function of the same name here when :func:`locacal._validation.has_dask` finds a
-Dask collection among their data (:func:`locacal.brier_score` and :func:`locacal.ece` go
+:func:`locacal.calibration_curve` and :func:`locacal.calibration_report` call the function
+of the same name here when :func:`locacal._validation.has_dask` finds a Dask collection among
+their data (:func:`locacal.brier_score`, :func:`locacal.ece` and :func:`locacal.lcs` go
 through :mod:`locacal.metrics._dispatch` instead); each reduces the input with
 :func:`locacal.data.dask.statistics` (per-partition cell statistics merged in a tree, the
 column never gathered) and reads its result off the merged
@@ -14,26 +14,15 @@ from __future__ import annotations
 from typing import Any
 
 from locacal._sufficient import ScoreStatistics
-from locacal._validation import check_choice, plain
+from locacal._validation import plain
 from locacal.data.dask import statistics
-from locacal.localfit import EVALUATIONS
 
-__all__ = ["calibration_curve", "calibration_report", "lcs"]
+__all__ = ["calibration_curve", "calibration_report"]
 
 
 def _statistics(scores: Any, labels: Any, weights: Any) -> ScoreStatistics:
     """The merged :class:`ScoreStatistics` of Dask input (:func:`locacal.data.dask.statistics`)."""
     return statistics(scores, labels, weights, kind=ScoreStatistics)
-
-
-def lcs(scores: Any, labels: Any, weights: Any, nn: float, degree: int, kernel: str,
-        evaluation: str, grid_size: int) -> float:
-    """:func:`locacal.lcs` of Dask input, within :meth:`ScoreStatistics.lcs_with_bound`."""
-    if check_choice(evaluation, EVALUATIONS, "evaluation") != "exact":
-        raise ValueError("evaluation='locfit' is not available for Dask input; the LCS is "
-                         "computed from cell statistics (evaluation='exact')")
-    stats = _statistics(scores, labels, weights)
-    return stats.lcs(nn, grid_size, degree=degree, kernel=kernel)
 
 
 def calibration_curve(scores: Any, labels: Any, weights: Any, method: str, grid: Any,

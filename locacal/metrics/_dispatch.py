@@ -4,9 +4,10 @@ A public metric ``f(scores, labels, *, weights=None, **options)`` decorated with
 :func:`dask_input` runs as written on in-memory data. When ``scores``, ``labels`` or
 ``weights`` is a Dask collection (:func:`locacal._validation.has_dask`), its options are
 checked first (``check``, before the pass over the data), the data are reduced partition by
-partition to :class:`locacal.data.cells.CellSums` (:func:`locacal.data.dask.statistics`: the
-column is never gathered) and the metric's cell version ``cells_version(cells, **options)``
-gives the value, within the bound its docstring states.
+partition to :class:`locacal.data.cells.CellSums` or the subclass the metric names
+(:func:`locacal.data.dask.statistics`: the column is never gathered) and the metric's cell
+version ``cells_version(cells, **options)`` gives the value, within the bound its docstring
+states.
 """
 
 from __future__ import annotations
@@ -24,10 +25,13 @@ __all__ = ["dask_input"]
 
 
 def dask_input(cells_version: Callable[..., float], *,
-               check: Callable[..., dict[str, Any]] | None = None
+               check: Callable[..., dict[str, Any]] | None = None,
+               kind: type[CellSums] = CellSums
                ) -> Callable[[Callable[..., float]], Callable[..., float]]:
     """Decorate a metric so that Dask input goes to ``cells_version`` (see the module
-    docstring); ``check(**options)`` validates the options and returns them."""
+    docstring); ``check(**options)`` validates the options and returns them; ``kind`` is the
+    class of the cell sums the version reads (a subclass when it needs more than the sums:
+    :class:`locacal._sufficient.ScoreStatistics` for the LCS's binned local fit)."""
 
     def decorate(metric: Callable[..., float]) -> Callable[..., float]:
         signature = inspect.signature(metric)
@@ -43,7 +47,7 @@ def dask_input(cells_version: Callable[..., float], *,
             weights = options.pop("weights")
             if check is not None:
                 options = check(**options)
-            return cells_version(statistics(scores, labels, weights, kind=CellSums), **options)
+            return cells_version(statistics(scores, labels, weights, kind=kind), **options)
 
         return wrapper
 

@@ -13,12 +13,12 @@ from typing import Any
 
 import numpy as np
 
+from locacal._sufficient import ScoreStatistics
 from locacal._validation import (
     check_choice,
     check_fraction,
     check_grid_size,
     check_scores_labels,
-    has_dask,
     positive_weight_rows,
     public_api,
 )
@@ -44,11 +44,30 @@ from locacal.localfit import (
     warn_undefined,
 )
 from locacal.localfit._selection import selected_means
+from locacal.metrics._dispatch import dask_input
 
 __all__ = ["lcs", "lcs_from_sorted", "lcs_of_sample", "lcs_unsorted", "wmse", "wmse_of_sample"]
 
 
+def _check_cell_lcs(*, nn: float, degree: int, kernel: str, evaluation: str,
+                    grid_size: int) -> dict[str, Any]:
+    """The options of :func:`lcs_cells`, checked before the pass over Dask input."""
+    if check_choice(evaluation, EVALUATIONS, "evaluation") != "exact":
+        raise ValueError("evaluation='locfit' is not available for Dask input; the LCS is "
+                         "computed from cell statistics (evaluation='exact')")
+    return {"nn": nn, "degree": degree, "kernel": kernel, "grid_size": grid_size}
+
+
+def lcs_cells(cells: ScoreStatistics, *, nn: float = 0.15, degree: int = 0,
+              kernel: str = "rect", grid_size: int = SLIDES_GRID_SIZE) -> float:
+    """:func:`lcs` from cell statistics, within the bound of
+    :meth:`locacal._sufficient.ScoreStatistics.lcs_with_bound` (degree 0 or 1, kernel
+    "rect" or "tricube")."""
+    return cells.lcs(nn, grid_size, degree=degree, kernel=kernel)
+
+
 @public_api
+@dask_input(lcs_cells, check=_check_cell_lcs, kind=ScoreStatistics)
 def lcs(scores: Any, labels: Any, *, weights: Any = None, nn: float = 0.15, degree: int = 0,
         kernel: str = "rect", evaluation: str = "exact",
         grid_size: int = SLIDES_GRID_SIZE) -> float:
@@ -105,14 +124,11 @@ def lcs(scores: Any, labels: Any, *, weights: Any = None, nn: float = 0.15, degr
     Machado, Charpentier, Flachaire, Gallic & Hu (2024), "Our new metric: LCS", eq. (5), and
     "Local regression: issue" (restricted grid).
 
-    Dask input (:mod:`locacal.data.dask`): computed from mergeable cell statistics, partition by
-    partition, within the bound of :meth:`locacal._sufficient.ScoreStatistics.lcs_with_bound`
-    (degree 0 or 1, kernel "rect" or "tricube", ``evaluation="exact"``).
+    Dask input (:mod:`locacal.data.dask`, :func:`lcs_cells`): computed from mergeable cell
+    statistics, partition by partition, within the bound of
+    :meth:`locacal._sufficient.ScoreStatistics.lcs_with_bound` (degree 0 or 1, kernel "rect"
+    or "tricube", ``evaluation="exact"``).
     """
-    if has_dask(scores, labels, weights):
-        from locacal import _dask
-
-        return _dask.lcs(scores, labels, weights, nn, degree, kernel, evaluation, grid_size)
     s, y, w = check_scores_labels(scores, labels, weights)
     params = local_params(degree, nn, None, kernel)
     check_choice(evaluation, EVALUATIONS, "evaluation")
