@@ -41,13 +41,14 @@ from typing import Any, Literal
 
 import numpy as np
 
-from locacal._validation import check_choice, check_fraction, check_int, check_positive, warn
+from locacal._validation import check_choice, warn
 from locacal.data.sample import SortedSample, sort_sample
 from locacal.localfit._direct import SEQUENTIAL_BUDGET, LocalParams, fit_points
 from locacal.localfit._gauss import kernel_regression, kernel_var_factor
 from locacal.localfit._influence import block_cache, fit_at_data
 from locacal.localfit._knn import knn_means
 from locacal.localfit._many import fit_sorted
+from locacal.localfit._params import EVALUATIONS, MAX_MAXK, check_maxk, local_params
 from locacal.localfit._resample import resampled_fits, resamples
 from locacal.localfit._segment import ExactLocalMap
 from locacal.localfit._tree import build_tree
@@ -58,15 +59,9 @@ __all__ = ["BACKENDS", "EVALUATIONS", "KERNELS", "MAX_MAXK", "OUTPUTS",
            "check_maxk", "effective_count", "fit", "local_params", "resamples",
            "warn_if_widened", "warn_undefined"]
 
-#: Public vocabulary of ``evaluation`` (the LCS, LocalRegressionCalibrator): the fit at every
-#: point, or locfit's tree (``structure="tree"``).
-EVALUATIONS = ("exact", "locfit")
 STRUCTURES = ("exact", "tree")
 BACKENDS = ("native", "locfit")
 OUTPUTS = ("value", "slope", "var_factor", "count", "bandwidth", "influence")
-#: Largest ``maxk``: R's locfit allocates its vertex space for ``maxk`` up front (6.3 GB at
-#: 1e9); 10^6 allows 5000 times the default budget of 200.
-MAX_MAXK = 10**6
 
 
 @dataclass(frozen=True)
@@ -104,30 +99,6 @@ class LocalFits:
     bandwidth: np.ndarray | None = None
     influence: np.ndarray | None = None
     unsplittable: tuple[float, ...] = ()
-
-
-def check_maxk(maxk: int) -> int:
-    """Validate locfit's ``maxk``: from 2 (``maxk = 1`` aborts R, and this process) to
-    :data:`MAX_MAXK`."""
-    return check_int(maxk, "maxk", minimum=2, maximum=MAX_MAXK,
-                     why="R allocates the vertex space for maxk up front")
-
-
-def local_params(degree: int = 0, nn: float | None = 0.15, h: float | None = None,
-                 kernel: str = "rect") -> LocalParams:
-    """Validate the smoothing parameters; errors name the argument.
-
-    ``nn`` in (0, 1] (None: no nearest-neighbour part), ``h > 0`` (None: none); at least one
-    of them. Both given: ``h(t) = max(nn distance, h)``, as in ``lp(nn =, h =)``.
-    """
-    degree = check_int(degree, "degree", allowed=(0, 1, 2))
-    nn = None if nn is None else check_fraction(nn, "nn")
-    h = None if h is None else check_positive(h, "h")
-    if nn is None and h is None:
-        raise ValueError("give at least one of nn (nearest-neighbour fraction) and h "
-                         "(fixed bandwidth); both are None")
-    kernel = check_choice(kernel, tuple(KERNELS), "kernel")
-    return LocalParams(degree, nn, h, kernel)
 
 
 def warn_undefined(raw: np.ndarray, consequence: str = "the estimate is NaN there",

@@ -39,7 +39,8 @@ from locacal._validation import (
     check_scores,
     check_scores_labels,
 )
-from locacal.localfit import EVALUATIONS, _rthread, check_maxk, local_params
+from locacal.localfit import _rthread
+from locacal.localfit._params import EVALUATIONS, check_maxk, local_params
 from locacal.localfit._window import (
     KERNELS,
     effective_count,
