@@ -24,7 +24,6 @@ import numpy as np
 from scipy.linalg import cho_factor, cho_solve
 from scipy.special import expit
 from scipy.special import logit as _logit
-from sklearn.linear_model import LogisticRegression
 from threadpoolctl import threadpool_limits
 
 from locacal._validation import warn
@@ -212,6 +211,10 @@ def fit_logistic(
     if on_separation == "nan":
         return np.full(x.shape[1] + int(intercept), np.nan) if separated else params
     if separated:  # no clean convergence (e.g. separated classes): scikit-learn's solver
+        # imported here: the clinical metrics reach this module from the LCS's cell path, and
+        # the LCS and ECE load no scikit-learn (tests/test_family.py)
+        from sklearn.linear_model import LogisticRegression
+
         model = LogisticRegression(C=np.inf, solver="newton-cholesky", tol=TOL,
                                    max_iter=MAX_ITER, fit_intercept=intercept)
         with warnings.catch_warnings(record=True):
