@@ -20,7 +20,7 @@ bands for each of ``--settings``; ``kernel`` (:class:`~locacal.curves.kernel.Ker
 ``reg_type`` "lc" and "ll", default bandwidth) and ``lowess``
 (:class:`~locacal.curves.lowess.LowessCalibrator`, defaults) their pointwise bands, all through
 ``calibration_curve(s, d, method=..., grid=..., band="pointwise")``. ``--cells``: the band of
-the binned fit from cell statistics (:class:`locacal._cells.CellLocalCalibrator`, what Dask
+the binned fit from cell statistics (``LocalRegressionCalibrator.from_statistics``, what Dask
 input gets), pointwise only.
 
 Measured (400 / 100 replications, 2026-11-23; mid, q01, q99):
@@ -48,7 +48,7 @@ Measured (400 / 100 replications, 2026-11-23; mid, q01, q99):
   the bootstrap rows were measured with the refit path, before the counts-based resampling
   of ``locacal.localfit._resample``, which draws the same distribution.)
 * default from the cells (``--cells --settings default --reps 200``, 2026-11-23; the band
-  Dask input gets, :class:`locacal._cells.CellLocalCalibrator`; MC s.e. 0.015):
+  Dask input gets, ``LocalRegressionCalibrator.from_statistics``; MC s.e. 0.015):
 
   ========= ====== ============= ===== ===== =====
   band      n      scores        mid   q01   q99
@@ -110,8 +110,8 @@ import time
 import numpy as np
 from scipy.special import expit, logit
 
-from locacal import calibration_curve
-from locacal._cells import CellLocalCalibrator
+from locacal import LocalRegressionCalibrator, calibration_curve
+from locacal._sufficient import ScoreStatistics
 from locacal.simulate import logistic_dgp
 
 GAMMAS = {"calibrated (1)": 1.0, "over (3)": 3.0, "under (1/3)": 1 / 3}
@@ -141,8 +141,9 @@ def coverage(n: int, gamma: float, method: str, params: dict, band: str, reps: i
         data = logistic_dgp(n, gamma=gamma, seed=1000 + r)
         s, d = data["score"], data["label"]
         if cells:
-            curve = CellLocalCalibrator(**params).fit(s, d).curve(grid, band=band, n_boot=n_boot,
-                                                                   seed=r)
+            stats = ScoreStatistics.from_arrays(s, d)
+            curve = LocalRegressionCalibrator.from_statistics(stats, **params).curve(
+                grid, band=band, n_boot=n_boot, seed=r)
         else:
             curve = calibration_curve(s, d, method=method, grid=grid, band=band,
                                       n_boot=n_boot, seed=r, **params)

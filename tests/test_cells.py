@@ -1,5 +1,6 @@
-"""Curves, calibrators and report columns read off cell statistics (locacal._cells and
-ScoreStatistics.local_fit) against the exact in-memory results, within the stated bounds."""
+"""Curves, calibrators and report columns read off cell statistics (from_statistics,
+locacal._cells and ScoreStatistics.local_fit) against the exact in-memory results, within
+the stated bounds."""
 
 from __future__ import annotations
 
@@ -15,14 +16,13 @@ from locacal._cells import (
     CELL_COLUMNS,
     CELL_EXTRAS,
     NOT_FROM_CELLS,
-    CellLocalCalibrator,
-    binning_calibrator,
     report_from_statistics,
     wmse_with_bound,
 )
 from locacal._sufficient import ScoreStatistics
+from locacal.curves.binning import BinningCalibrator
 from locacal.curves.curve import slides_grid
-from locacal.curves.local import DEFAULT_LOCAL, SLIDES_LOCAL
+from locacal.curves.local import DEFAULT_LOCAL, SLIDES_LOCAL, LocalRegressionCalibrator
 from locacal.data.sample import sort_sample
 from locacal.localfit import fit, local_params
 from locacal.localfit._direct import fit_points
@@ -87,7 +87,22 @@ def test_local_fit_refuses_other_settings(sample):
     with pytest.raises(ValueError, match="kernel"):
         stats.local_fit(np.array([0.5]), 0, 0.15, "gauss")
     with pytest.raises(ValueError, match="degree"):
-        CellLocalCalibrator(degree=2).fit(np.array([0.1, 0.5]), np.array([0, 1]))
+        LocalRegressionCalibrator.from_statistics(stats, degree=2)
+
+
+def test_from_statistics_refuses_what_the_cells_cannot_serve(sample):
+    """Options the binned fits would ignore are refused, not dropped."""
+    stats = sample[3]
+    with pytest.raises(ValueError, match=r"h=0\.1"):
+        LocalRegressionCalibrator.from_statistics(stats, h=0.1)
+    with pytest.raises(ValueError, match="evaluation='locfit'"):
+        LocalRegressionCalibrator.from_statistics(stats, evaluation="locfit")
+    with pytest.raises(ValueError, match="strategy"):
+        BinningCalibrator.from_statistics(stats, strategy="adaptive")
+    with pytest.raises(ValueError, match="bin_size"):
+        BinningCalibrator.from_statistics(stats, bin_size=50)
+    with pytest.raises(TypeError, match="IsotonicCalibrator cannot be fitted from cell"):
+        locacal.IsotonicCalibrator.from_statistics(stats)
 
 
 def test_auc_within_bound(sample):
@@ -290,9 +305,8 @@ def test_report_threshold_off_the_cells_is_nan():
 
 def test_uniform_binning_calibrator_equals_memory(sample):
     s, y, w, stats = sample
-    cells, bound = binning_calibrator(stats, "uniform", 10)
+    cells = BinningCalibrator.from_statistics(stats, strategy="uniform", bins=10)
     memory = locacal.BinningCalibrator(strategy="uniform", bins=10).fit(s, y, sample_weight=w)
-    assert bound == 0.0
     new = np.random.default_rng(1).uniform(size=1000)
     np.testing.assert_allclose(cells.predict(new), memory.predict(new), rtol=1e-12)
     a, b = cells.curve(), memory.curve()
@@ -302,7 +316,8 @@ def test_uniform_binning_calibrator_equals_memory(sample):
 
 def test_quantile_binning_calibrator_within_bound(sample):
     s, y, w, stats = sample
-    cells, bound = binning_calibrator(stats, "quantile", 10)
+    cells = BinningCalibrator.from_statistics(stats, strategy="quantile", bins=10)
+    _, bound = stats.quantile_bins(10)
     exact = locacal.ece(s, y, weights=w)
     from locacal.metrics.binned import ece_from_bins
 
@@ -312,10 +327,11 @@ def test_quantile_binning_calibrator_within_bound(sample):
 
 
 def test_cell_local_calibrator_defaults_to_the_memory_curve(sample):
-    """CellLocalCalibrator() is DEFAULT_LOCAL's fit (local-linear, tricube), within the
-    binned fit's bound of the in-memory default curve, with the same pointwise band."""
+    """LocalRegressionCalibrator.from_statistics(stats) is DEFAULT_LOCAL's fit (local-linear,
+    tricube), within the binned fit's bound of the in-memory default curve, with the same
+    pointwise band."""
     s, y, w, stats = sample
-    cal = CellLocalCalibrator().fit(s, y, sample_weight=w)
+    cal = LocalRegressionCalibrator.from_statistics(stats)
     assert {k: cal.get_params()[k] for k in DEFAULT_LOCAL} == dict(DEFAULT_LOCAL)
     grid = slides_grid(s if w is None else s[w > 0], 100)
     estimate, bound = stats.local_fit(grid, **DEFAULT_LOCAL)
@@ -363,7 +379,8 @@ def test_cell_band_never_nan_inside_the_range(decimals):
         s = np.round(s, decimals)
     y = (rng.uniform(size=s.size) < s).astype(float)
     for params in (DEFAULT_LOCAL, SLIDES_LOCAL, {"degree": 1, "kernel": "rect"}):
-        cal = CellLocalCalibrator(**params).fit(s, y)
+        cal = LocalRegressionCalibrator.from_statistics(ScoreStatistics.from_arrays(s, y),
+                                                        **params)
         grid = np.concatenate([np.linspace(s.min(), s.max(), 101), np.unique(s)[:20]])
         curve = cal.curve(grid)
         assert np.all(np.isfinite(curve.lower)) and np.all(np.isfinite(curve.upper))
@@ -386,7 +403,7 @@ def test_cell_band_coverage():
     for r in range(reps):
         data = logistic_dgp(2_000, gamma=gamma, seed=2000 + r)
         stats = ScoreStatistics.from_arrays(data["score"], data["label"])
-        curve = CellLocalCalibrator.from_statistics(stats).curve(grid)
+        curve = LocalRegressionCalibrator.from_statistics(stats).curve(grid)
         hits += (curve.lower <= truth) & (truth <= curve.upper)
     coverage = hits / reps
     # MC s.e. at 0.95: 0.010 for the average over 5 points, 0.022 pointwise

@@ -13,14 +13,10 @@ import pandas as pd
 import pytest
 
 import locacal
-from locacal._cells import (
-    CellLocalCalibrator,
-    binning_calibrator,
-    report_from_statistics,
-    wmse_with_bound,
-)
+from locacal._cells import report_from_statistics, wmse_with_bound
 from locacal._sufficient import ScoreStatistics
-from locacal.curves.local import DEFAULT_LOCAL, SLIDES_LOCAL
+from locacal.curves.binning import BinningCalibrator
+from locacal.curves.local import DEFAULT_LOCAL, SLIDES_LOCAL, LocalRegressionCalibrator
 from locacal.data.cells import CellSums
 from locacal.simulate import logistic_dgp
 
@@ -127,12 +123,12 @@ def test_curves(data, kind):
     np.testing.assert_allclose(curve.estimate, memory.estimate, rtol=1e-12)
     np.testing.assert_allclose(curve.upper, memory.upper, rtol=1e-12)
     quantile = locacal.calibration_curve(ds, dy, method="binning")
-    expected, _ = binning_calibrator(stats, "quantile", None)
+    expected = BinningCalibrator.from_statistics(stats, strategy="quantile", bins=None)
     np.testing.assert_allclose(quantile.estimate, expected.curve().estimate, rtol=1e-12)
     # the default local curve: DEFAULT_LOCAL (local-linear, tricube), as in memory
     local = locacal.calibration_curve(ds, dy)
     assert {k: local.params[k] for k in DEFAULT_LOCAL} == dict(DEFAULT_LOCAL)
-    expected = CellLocalCalibrator.from_statistics(stats).curve()
+    expected = LocalRegressionCalibrator.from_statistics(stats).curve()
     np.testing.assert_allclose(local.estimate, expected.estimate, rtol=1e-10)
     _, bound = stats.local_fit(local.grid, **DEFAULT_LOCAL)
     exact = locacal.calibration_curve(s, y, grid=local.grid)

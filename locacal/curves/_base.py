@@ -17,7 +17,9 @@ class deriving from :class:`BaseCalibrator`, with scikit-learn's estimator API:
 A subclass implements ``_fit(s, y, w)``, ``_predict(s)`` and, optionally, ``_default_grid()``,
 ``_pointwise_band(grid, estimate, level, interval)`` (with ``_has_pointwise_band()`` true),
 ``_counts(grid)`` and ``_curve_params()`` (or ``_tabulate`` to compute estimate, band and
-counts together).
+counts together). A subclass that can be read off mergeable cell statistics (data too large
+for memory, Dask input) implements ``_fit_statistics(stats)`` too, and
+:meth:`BaseCalibrator.from_statistics` sets the rest of the fitted state.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ from locacal._validation import (
 )
 from locacal.curves.bands import BANDS, DEFAULT_N_BOOT, check_band, check_interval, check_n_boot
 from locacal.curves.curve import CalibrationCurve, slides_grid
+from locacal.data.cells import CellSums
 
 __all__ = ["BANDS", "BaseCalibrator", "resampled_band"]
 
@@ -90,7 +93,7 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
     fit_sample_ : tuple of ndarray, or None
         The fitted (scores, labels, weights or None), positive weights only: what the
         bootstrap and consistency bands resample (None when fitted from cell statistics,
-        :mod:`locacal._cells`).
+        :meth:`from_statistics`).
     """
 
     #: Name of the method, as ``calibration_curve(method=...)`` and ``recalibrate`` know it.
@@ -146,6 +149,27 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
         self.score_range_ = (float(s.min()), float(s.max()))
         self.fit_sample_ = (s, d, w)
         return self
+
+    @classmethod
+    def from_statistics(cls, stats: CellSums, **params: Any) -> BaseCalibrator:
+        """A calibrator with hyperparameters ``params`` fitted from cell statistics.
+
+        The cells (:class:`locacal._sufficient.ScoreStatistics`, per-cell sums of a sample of
+        any size, e.g. :func:`locacal.data.dask.statistics` of Dask input) replace the rows:
+        the subclass's ``_fit_statistics(stats)`` sets its own fitted state, this method the
+        attributes :meth:`fit` sets (``weight_sum_`` the total weight, ``score_range_`` the
+        smallest and largest score of positive weight, ``fit_sample_`` None: no row is kept,
+        so the bootstrap and consistency bands are unavailable). Binning (quantile or uniform
+        bins) and local regression (degree 0/1, rect/tricube kernel) can be read off cells.
+        """
+        calibrator = cls(**params)
+        calibrator._check_statistics()
+        calibrator._fit_statistics(stats)
+        calibrator.n_features_in_ = 1
+        calibrator.weight_sum_ = stats.total_weight
+        calibrator.score_range_ = (stats.min_score, stats.max_score)
+        calibrator.fit_sample_ = None
+        return calibrator
 
     @public_api
     def predict(self, X: Any) -> np.ndarray:
@@ -254,6 +278,17 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
 
     def _predict(self, s: np.ndarray) -> np.ndarray:
         raise NotImplementedError
+
+    def _check_statistics(self) -> None:
+        """Refuse, before any pass over the data, hyperparameters the cells cannot serve
+        (:meth:`from_statistics` calls it, and ``calibration_curve`` before reducing Dask
+        input)."""
+
+    def _fit_statistics(self, stats: CellSums) -> None:
+        """Set the subclass's fitted state from the cells (:meth:`from_statistics`); the
+        calibrators whose map the cells do not determine refuse."""
+        raise TypeError(f"{type(self).__name__} cannot be fitted from cell statistics; "
+                        "BinningCalibrator and LocalRegressionCalibrator can")
 
     def _tabulate(self, grid: np.ndarray, band: str | None, level: float,
                   interval: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

@@ -20,6 +20,7 @@ from locacal._validation import check_choice, check_int, plain
 from locacal.curves._base import BaseCalibrator
 from locacal.curves.bands import proportion_band
 from locacal.data.bins import DEFAULT_BINS, STRATEGIES, bin_statistics, default_bin_size
+from locacal.data.cells import CellSums
 
 __all__ = ["BinningCalibrator"]
 
@@ -44,6 +45,10 @@ class BinningCalibrator(BaseCalibrator):
         Per-bin sufficient statistics (non-empty bins, increasing scores).
     bin_size_ : int or None
         The adaptive bin size used.
+
+    From cell statistics (:meth:`from_statistics`, Dask input) quantile and uniform bins:
+    uniform bins exactly, quantile bins within the bound of
+    :meth:`~locacal.data.cells.CellSums.quantile_bins` on their ECE.
 
     Notes
     -----
@@ -81,6 +86,16 @@ class BinningCalibrator(BaseCalibrator):
                                        else self.bin_size, "bin_size", minimum=1)
         self.stats_ = bin_statistics(s, y, w, strategy=self.strategy, bins=bins,
                                      bin_size=self.bin_size_)
+
+    def _fit_statistics(self, stats: CellSums) -> None:
+        check_choice(self.strategy, ("quantile", "uniform"), "strategy")
+        bins = DEFAULT_BINS if self.bins is None else check_int(self.bins, "bins", minimum=1)
+        if self.bin_size is not None:
+            raise ValueError(f"bin_size applies to strategy='adaptive' only; {self.strategy} "
+                             f"bins are set by bins (got bin_size={plain(self.bin_size)!r})")
+        self.bin_size_ = None
+        self.stats_ = (stats.uniform_bins(bins) if self.strategy == "uniform"
+                       else stats.quantile_bins(bins)[0])
 
     def _predict(self, s: np.ndarray) -> np.ndarray:
         return self.stats_.mean_label[self.stats_.assign(s)]

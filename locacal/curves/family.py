@@ -126,18 +126,52 @@ def calibration_curve(
 
     Dask input (arrays, Series or one-column DataFrames; :mod:`locacal.data.dask`): methods
     ``"binning"`` (quantile or uniform bins) and ``"local"`` (degree 0/1, kernel rect or
-    tricube, the binned fit of :class:`locacal._cells.CellLocalCalibrator`) from cell
-    statistics merged partition by partition, with ``band="pointwise"`` or None.
+    tricube, the binned fit of :meth:`LocalRegressionCalibrator.from_statistics
+    <locacal.curves._base.BaseCalibrator.from_statistics>`) from cell statistics merged
+    partition by partition, with ``band="pointwise"`` or None.
     """
     seed = check_seed(seed)
     if has_dask(scores, labels, weights):
-        from locacal import _dask
-
         check_choice(method, tuple(METHODS), "method")
-        return _dask.calibration_curve(scores, labels, weights, method, grid, band, level,
-                                       interval, params)
+        return _dask_curve(scores, labels, weights, method, grid, band, level, interval,
+                           params)
     estimator = make_calibrator(method, **params)
     s, y, w = check_scores_labels(scores, labels, weights)
     return estimator.fit(s, y, sample_weight=w).curve(grid, band=band, level=level,
                                                       interval=interval, n_boot=n_boot,
                                                       seed=seed)
+
+
+#: The options of the methods a Dask input can take (curves from cell statistics).
+_DASK_OPTIONS = {"binning": ["strategy", "bins"], "local": ["degree", "nn", "kernel", "clip"]}
+
+
+def _dask_curve(scores: Any, labels: Any, weights: Any, method: str, grid: Any, band: Any,
+                level: float, interval: str, params: dict[str, Any]) -> CalibrationCurve:
+    """``calibration_curve`` of Dask input: the calibrator of ``method="binning"`` (quantile
+    or uniform bins) or ``method="local"`` (degree 0/1, rect/tricube, by default the
+    in-memory default :data:`locacal.curves.local.DEFAULT_LOCAL`) fitted from the merged cell
+    statistics (:func:`locacal.data.dask.statistics`, :meth:`BaseCalibrator.from_statistics`),
+    with the pointwise band or none."""
+    from locacal._sufficient import ScoreStatistics
+    from locacal.curves.bands import check_band
+    from locacal.curves.local import DEFAULT_LOCAL
+    from locacal.data.dask import statistics
+
+    if method not in _DASK_OPTIONS:
+        raise ValueError(f"method={plain(method)!r} is not available for Dask input; use 'binning' "
+                         "or 'local' (curves from cell statistics)")
+    if check_band(band) not in ("pointwise", None):
+        raise ValueError(f"band={plain(band)!r} resamples rows, which Dask input does not "
+                         "keep; use band='pointwise' or None")
+    unknown = sorted(set(params) - set(_DASK_OPTIONS[method]))
+    if unknown:
+        raise TypeError(f"method={plain(method)!r} with Dask input has no option(s) {unknown}; "
+                        f"its options are {_DASK_OPTIONS[method]}")
+    cls = METHODS[method][0]
+    if method == "local":
+        params = {**DEFAULT_LOCAL, **params}  # the in-memory default curve
+    cls(**params)._check_statistics()  # before the pass over the data
+    calibrator = cls.from_statistics(
+        statistics(scores, labels, weights, kind=ScoreStatistics), **params)
+    return calibrator.curve(grid, band=band, level=level, interval=interval)

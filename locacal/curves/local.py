@@ -49,9 +49,11 @@ from typing import Any
 
 import numpy as np
 
-from locacal._validation import check_choice, warn
+from locacal._validation import check_choice, plain, warn
 from locacal.curves._base import BaseCalibrator
 from locacal.curves.bands import proportion_band
+from locacal.data.cells import CellSums
+from locacal.data.grid import nn_bracket
 from locacal.data.sample import sort_sample
 from locacal.localfit import (
     BACKENDS,
@@ -149,6 +151,8 @@ class LocalRegressionCalibrator(BaseCalibrator):
         (``backend="locfit"``, made once; it pickles and refits in R when needed), the
         block sums and segment trees of the exact fit at many new scores (every distinct
         new score is fitted, nothing is interpolated).
+    cells_ : ScoreStatistics or None
+        The cells the map is read from when fitted by :meth:`from_statistics`, else None.
 
     Notes
     -----
@@ -164,6 +168,17 @@ class LocalRegressionCalibrator(BaseCalibrator):
     ``benchmarks/coverage_bands.py``, 400 samples); the slides' local mean (degree 0, rect)
     covered 0.00-0.12 at those edge quantiles. ``counts`` are the observations with positive
     weight within ``h(t)``.
+
+    From cell statistics (:meth:`from_statistics`, Dask input; ``degree`` 0 or 1, ``kernel``
+    ``"rect"`` or ``"tricube"``, a span ``nn``, ``evaluation="exact"``, the native backend)
+    the map at a point is the binned local fit
+    :meth:`locacal._sufficient.ScoreStatistics.local_fit`, within its stated bound of the
+    exact fit with the same ``degree``, ``nn`` and ``kernel``, clipped with ``clip``. It
+    costs O(cells in the window) per distinct point: meant for curves and moderate numbers
+    of new scores. The pointwise band is the binomial interval above, at the effective size
+    of the binned fit's smoother weights
+    (:meth:`~locacal._sufficient.ScoreStatistics.local_variance_factor`), around the clipped
+    estimate; ``counts`` are the rows within the window's cells, at most ``floor(n nn)``.
 
     Rows of weight zero are dropped before the fit (they are not in the sample). The other
     rows count one each among the ``floor(n nn)`` neighbours, as in locfit, so with ``nn`` an
@@ -204,6 +219,7 @@ class LocalRegressionCalibrator(BaseCalibrator):
         return "locfit" if self.backend == "locfit" else "local"
 
     def _fit(self, s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> None:
+        self.cells_ = None
         nn, h, self.smoothing_table_ = self.nn, self.h, None
         if isinstance(nn, str) or isinstance(h, str):  # a criterion: locacal.curves.selection
             from locacal.curves.selection import select_bandwidth
@@ -222,6 +238,20 @@ class LocalRegressionCalibrator(BaseCalibrator):
         # builds the tree or R's fit once; R reports bad data here, at fit time
         _warn_unsplittable(self._fits(self.sample_.scores[:1]).unsplittable)
 
+    def _check_statistics(self) -> None:
+        if self.degree not in (0, 1) or self.kernel not in ("rect", "tricube"):
+            raise ValueError("from cell statistics (Dask input) the local fit has degree 0 or "
+                             "1 and kernel 'rect' or 'tricube'; got "
+                             f"degree={plain(self.degree)!r}, kernel={plain(self.kernel)!r}")
+        if self.h is not None or self.evaluation != "exact" or self.backend != "native":
+            raise ValueError("from cell statistics (Dask input) the local fit takes a span nn "
+                             "and the native exact evaluation; got "
+                             f"h={plain(self.h)!r}, evaluation={plain(self.evaluation)!r}, "
+                             f"backend={plain(self.backend)!r}")
+
+    def _fit_statistics(self, stats: CellSums) -> None:
+        self.cells_ = stats
+
     def _fits(self, points: np.ndarray, outputs: tuple[str, ...] = ("value",),
               many_points: bool = False) -> LocalFits:
         return fit(self.sample_, points, self.params_, outputs=outputs,
@@ -231,6 +261,10 @@ class LocalRegressionCalibrator(BaseCalibrator):
 
     def _raw(self, s: np.ndarray) -> np.ndarray:
         """Unclipped fitted map at validated scores."""
+        if self.cells_ is not None:
+            points, inverse = np.unique(s, return_inverse=True)
+            estimate, _ = self.cells_.local_fit(points, self.degree, self.nn, self.kernel)
+            return estimate[inverse]
         return self._fits(s, many_points=True).value
 
     def _finish(self, raw: np.ndarray) -> np.ndarray:
@@ -238,6 +272,9 @@ class LocalRegressionCalibrator(BaseCalibrator):
         return np.clip(raw, 0.0, 1.0) if self.clip else raw
 
     def _predict(self, s: np.ndarray) -> np.ndarray:
+        if self.cells_ is not None:
+            raw = self._raw(s)
+            return np.clip(raw, 0.0, 1.0) if self.clip else raw
         return self._finish(self._raw(s))
 
     def _has_pointwise_band(self) -> bool:
@@ -255,12 +292,32 @@ class LocalRegressionCalibrator(BaseCalibrator):
                               for copies, events in resamples(self.sample_, kind, n_boot, rng)])
         return np.clip(raw, 0.0, 1.0) if self.clip else raw
 
+    def _pointwise_band(self, grid: np.ndarray, estimate: np.ndarray, level: float,
+                        interval: str) -> tuple[np.ndarray, np.ndarray]:
+        """The band of the fit from cells (the base class's ``_tabulate``)."""
+        var_factor = self.cells_.local_variance_factor(grid, self.degree, self.nn,
+                                                       self.kernel)
+        return proportion_band(estimate, var_factor, level, interval)
+
+    def _counts(self, grid: np.ndarray) -> np.ndarray:
+        """The rows within the window's cells, at most floor(n nn) (fit from cells)."""
+        st = self.cells_
+        k = float(max(int(st.n * self.nn + 1e-12), 1))
+        cum = np.concatenate([[0.0], np.cumsum(st.count)])
+        _, _, _, outer = nn_bracket(grid, k, cum)
+        return np.minimum(cum[outer[1]] - cum[outer[0]], k)
+
     def _tabulate(self, grid: np.ndarray, band: str | None, level: float,
                   interval: str) -> tuple[np.ndarray, ...]:
+        if self.cells_ is not None:
+            return super()._tabulate(grid, band, level, interval)
         fits = self._fits(grid, ("value", "var_factor", "count"))
         return tabulate_local_fit(fits, grid, band, level, clip=self.clip, interval=interval)
 
     def _curve_params(self) -> dict[str, Any]:
+        if self.cells_ is not None:
+            return {"degree": self.degree, "nn": self.nn, "kernel": self.kernel,
+                    "evaluation": "binned"}
         params = {"degree": self.params_.degree, "nn": self.params_.nn, "h": self.params_.h,
                   "kernel": self.params_.kernel, "evaluation": self.evaluation}
         if self.backend == "locfit":
