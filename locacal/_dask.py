@@ -1,11 +1,11 @@
-"""The Dask path of the public functions, read off the merged cell statistics.
+"""The Dask path of the calibration curve, read off the merged cell statistics.
 
-:func:`locacal.calibration_curve` and :func:`locacal.calibration_report` call the function
-of the same name here when :func:`locacal._validation.has_dask` finds a Dask collection among
-their data (:func:`locacal.brier_score`, :func:`locacal.ece` and :func:`locacal.lcs` go
-through :mod:`locacal.metrics._dispatch` instead); each reduces the input with
+:func:`locacal.calibration_curve` calls the function of the same name here when
+:func:`locacal._validation.has_dask` finds a Dask collection among its data (the metrics go
+through :mod:`locacal.metrics._dispatch`, :func:`locacal.calibration_report` through
+:func:`locacal.metrics.registry.evaluate_cells`); it reduces the input with
 :func:`locacal.data.dask.statistics` (per-partition cell statistics merged in a tree, the
-column never gathered) and reads its result off the merged
+column never gathered) and reads the curve off the merged
 :class:`locacal._sufficient.ScoreStatistics` within the bounds stated there.
 """
 
@@ -17,7 +17,7 @@ from locacal._sufficient import ScoreStatistics
 from locacal._validation import plain
 from locacal.data.dask import statistics
 
-__all__ = ["calibration_curve", "calibration_report"]
+__all__ = ["calibration_curve"]
 
 
 def _statistics(scores: Any, labels: Any, weights: Any) -> ScoreStatistics:
@@ -58,13 +58,3 @@ def calibration_curve(scores: Any, labels: Any, weights: Any, method: str, grid:
         calibrator = CellLocalCalibrator.from_statistics(
             _statistics(scores, labels, weights), **params)
     return calibrator.curve(grid, band=band, level=level, interval=interval)
-
-
-def calibration_report(scores: Any, labels: Any, weights: Any, threshold: float,
-                       columns: tuple[str, ...]) -> Any:
-    """:func:`locacal.calibration_report` of Dask input: the columns of
-    :data:`locacal._cells.CELL_COLUMNS` from the cells, NaN for the others."""
-    from locacal._cells import report_from_statistics
-
-    value, _ = report_from_statistics(_statistics(scores, labels, weights), threshold, columns)
-    return value
