@@ -8,7 +8,8 @@ distance to the in-memory value (``cells``) or why the cells do not determine it
 (``not_from_cells``). :func:`evaluate` validates the data once, sorts them once and shares
 the bins and confusion counts between the metrics that use them; :func:`evaluate_cells`
 reads the same metrics off the cells of data too large for memory (Dask input), sharing the
-quantile bins, the confusion counts and the CORP fit likewise. :func:`~locacal.calibration_report`,
+quantile bins, the confusion counts and the CORP fit likewise.
+:func:`~locacal.calibration_report` (through :func:`evaluate_cells` for Dask input),
 :func:`~locacal.recalibrate`'s per-split table and the tree and forest studies all tabulate
 their metrics through :func:`evaluate`.
 """
