@@ -8,7 +8,7 @@ Two tables.
 2. ``--exps 8 9``: n = 10^exp scores generated lazily (``dask.array.random``, Beta(2, 3)
    scores, events Bernoulli(s^1.3), chunks of ``--chunk`` rows) and reduced by
    ``locacal.calibration_report`` (cell statistics per partition, tree merge: one pass gives
-   the 15 report columns the cells determine, :data:`locacal._cells.NOT_FROM_CELLS` lists
+   the 15 report columns the cells determine, :data:`locacal.report.table.NOT_FROM_CELLS` lists
    the others). Beside it, in the same
    run, the peer a Dask user would write for one number: ``((y - s) ** 2).mean()`` on the
    same lazy arrays (the cost of generating the data and one plain reduction). Each row runs

@@ -27,8 +27,10 @@ What is exact and what is approximated (bounds stated and tested)
       :func:`locacal.lcs`): see :meth:`ScoreStatistics.local_constant` for the bound; degree
       0 or 1 with the rect or tricube kernel (binned local regression as KernSmooth's
       ``locpoly``): :meth:`ScoreStatistics.local_fit`.
-    * The AUC, confusion rates, curves and the report from the cells:
-      :mod:`locacal._cells`; Dask input: :mod:`locacal.data.dask`.
+    * The AUC, confusion rates and the report from the cells: each metric's cell version
+      (:func:`locacal.metrics.registry.evaluate_cells`); curves:
+      :meth:`locacal.curves._base.BaseCalibrator.from_statistics`; Dask input:
+      :mod:`locacal.data.dask`.
 """
 
 from __future__ import annotations

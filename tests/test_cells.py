@@ -1,6 +1,6 @@
-"""Curves, calibrators and report columns read off cell statistics (from_statistics,
-locacal._cells and ScoreStatistics.local_fit) against the exact in-memory results, within
-the stated bounds."""
+"""Curves, calibrators and report columns read off cell statistics
+(BaseCalibrator.from_statistics, the registry's cell versions and ScoreStatistics.local_fit)
+against the exact in-memory results, within the stated bounds."""
 
 from __future__ import annotations
 
@@ -12,13 +12,6 @@ import pytest
 from scipy.special import expit, logit
 
 import locacal
-from locacal._cells import (
-    CELL_COLUMNS,
-    CELL_EXTRAS,
-    NOT_FROM_CELLS,
-    report_from_statistics,
-    wmse_with_bound,
-)
 from locacal._sufficient import ScoreStatistics
 from locacal.curves.binning import BinningCalibrator
 from locacal.curves.curve import slides_grid
@@ -28,7 +21,9 @@ from locacal.localfit import fit, local_params
 from locacal.localfit._direct import fit_points
 from locacal.metrics.binned import ece_thresholded_with_bound
 from locacal.metrics.classification import auc_with_bound
-from locacal.report.table import REPORT_COLUMNS
+from locacal.metrics.lcs_wmse import wmse_with_bound
+from locacal.metrics.registry import evaluate_cells
+from locacal.report.table import CELL_COLUMNS, CELL_EXTRAS, NOT_FROM_CELLS, REPORT_COLUMNS
 from locacal.simulate import logistic_dgp
 
 
@@ -129,7 +124,7 @@ def test_confusion_rates_are_exact_at_cell_edges(sample, threshold):
     s = s.copy()
     s[:50] = threshold  # rows exactly at the threshold are predicted positive
     stats = ScoreStatistics.from_arrays(s, y, w)
-    values, bounds = report_from_statistics(stats, threshold)
+    values, bounds = evaluate_cells(CELL_COLUMNS, stats, threshold=threshold)
     for name in ("accuracy", "sensitivity", "specificity"):
         exact = getattr(locacal.metrics, name)(s, y, weights=w, threshold=threshold)
         assert values[name] == pytest.approx(exact, rel=1e-12, abs=1e-15)
@@ -138,7 +133,7 @@ def test_confusion_rates_are_exact_at_cell_edges(sample, threshold):
 
 def test_report_from_cells_within_bounds(sample):
     s, y, w, stats = sample
-    values, bounds = report_from_statistics(stats, 0.5, REPORT_COLUMNS)
+    values, bounds = evaluate_cells(REPORT_COLUMNS, stats)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", locacal.CalibrationWarning)
         exact = locacal.calibration_report(s, y, weights=w)
@@ -177,7 +172,7 @@ def test_log_loss_spiegelhalter_and_unc_are_exact(sample):
     s[:3], y_ = 0.0, y.copy()
     y_[:3] = 1.0
     s[3:6], y_[3:6] = 1.0, 0.0
-    values, bounds = report_from_statistics(_chunked(s, y_, w, parts=4), 0.5, REPORT_COLUMNS)
+    values, bounds = evaluate_cells(REPORT_COLUMNS, _chunked(s, y_, w, parts=4))
     exact = _memory_report(s, y_, w)
     for name in ("log_loss", "spiegelhalter_z", "unc"):
         assert values[name] == pytest.approx(exact[name], rel=1e-12), name
@@ -211,7 +206,7 @@ def test_corp_exact_when_each_cell_holds_one_score(weighted):
     s = np.clip(np.round(rng.beta(2.0, 3.0, 30_000), 2), 0.01, 1.0)
     y = (rng.uniform(size=s.size) < s**1.4).astype(float)
     w = rng.gamma(2.0, 1.0, s.size) if weighted else None
-    values, bounds = report_from_statistics(_chunked(s, y, w), 0.5, REPORT_COLUMNS)
+    values, bounds = evaluate_cells(REPORT_COLUMNS, _chunked(s, y, w))
     exact = _memory_report(s, y, w)
     for name in ("mcb", "dsc", "unc"):
         assert values[name] == pytest.approx(exact[name], rel=1e-12), name
@@ -228,7 +223,7 @@ def test_corp_within_its_bound_on_crowded_cells(weighted):
     s = rng.uniform(0.45, 0.55, 100_000)
     y = (rng.uniform(size=s.size) < 0.5 + 3.0 * (s - 0.5)).astype(float)
     w = rng.gamma(2.0, 1.0, s.size) if weighted else None
-    values, bounds = report_from_statistics(_chunked(s, y, w), 0.5, REPORT_COLUMNS)
+    values, bounds = evaluate_cells(REPORT_COLUMNS, _chunked(s, y, w))
     exact = locacal.metrics.corp_decomposition(s, y, weights=w)
     for name in ("mcb", "dsc"):
         err = values[name] - exact[name]
@@ -253,7 +248,7 @@ def test_thresholded_ece_within_the_quantile_bound(sample, threshold):
     assert bound < 2e-3  # not vacuous (the value is 0.11): a few rows of the cut cells
     # measured at n = 2e4: 0 without weights (breaks at cell tops, bound 0); weighted
     # 2.4e-5 (0.5) and 1e-17 (0.3) against bounds 9.2e-4 and 1.1e-3
-    values, bounds = report_from_statistics(stats, threshold, ("ece_thresholded",))
+    values, bounds = evaluate_cells(("ece_thresholded",), stats, threshold=threshold)
     assert (values["ece_thresholded"], bounds["ece_thresholded"]) == (value, bound)
 
 
@@ -299,7 +294,8 @@ def test_report_threshold_off_the_cells_is_nan():
     s = np.linspace(0.01, 0.99, 200)
     y = (np.arange(200) % 2).astype(float)
     with pytest.warns(locacal.CalibrationWarning, match="threshold"):
-        values, _ = report_from_statistics(ScoreStatistics.from_arrays(s, y), 0.123456789)
+        values, _ = evaluate_cells(CELL_COLUMNS, ScoreStatistics.from_arrays(s, y),
+                                   threshold=0.123456789)
     assert np.isnan(values["accuracy"])
 
 

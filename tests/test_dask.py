@@ -13,11 +13,12 @@ import pandas as pd
 import pytest
 
 import locacal
-from locacal._cells import report_from_statistics, wmse_with_bound
 from locacal._sufficient import ScoreStatistics
 from locacal.curves.binning import BinningCalibrator
 from locacal.curves.local import DEFAULT_LOCAL, SLIDES_LOCAL, LocalRegressionCalibrator
 from locacal.data.cells import CellSums
+from locacal.metrics.lcs_wmse import wmse_with_bound
+from locacal.metrics.registry import evaluate_cells
 from locacal.simulate import logistic_dgp
 
 da = pytest.importorskip("dask.array")
@@ -100,7 +101,7 @@ def test_weights_and_other_fits(data):
         memory = locacal.calibration_report(s, y, weights=w)
     for name in ("brier", "log_loss", "spiegelhalter_z", "unc"):
         assert report[name] == pytest.approx(memory[name], rel=1e-12), name
-    _, bounds = report_from_statistics(stats, 0.5, ("mcb", "dsc"))
+    _, bounds = evaluate_cells(("mcb", "dsc"), stats)
     for name in ("mcb", "dsc"):
         assert -bounds[name] - 1e-13 <= report[name] - memory[name] <= 1e-13, name
 
@@ -152,8 +153,7 @@ def test_report(data, kind):
     s, y, _ = data
     ds, dy = _as_dask(kind, s, y)
     report = locacal.calibration_report(ds, dy)
-    expected, _ = report_from_statistics(ScoreStatistics.from_arrays(s, y), 0.5,
-                                         tuple(report.index))
+    expected, _ = evaluate_cells(tuple(report.index), ScoreStatistics.from_arrays(s, y))
     pd.testing.assert_series_equal(report, expected, rtol=1e-10)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", locacal.CalibrationWarning)
@@ -161,14 +161,13 @@ def test_report(data, kind):
     for name in ("n", "brier", "accuracy", "sensitivity", "specificity", "log_loss",
                  "spiegelhalter_z", "unc"):
         assert report[name] == pytest.approx(memory[name], rel=1e-12), name
-    _, bounds = report_from_statistics(ScoreStatistics.from_arrays(s, y), 0.5, ("mcb", "dsc"))
+    _, bounds = evaluate_cells(("mcb", "dsc"), ScoreStatistics.from_arrays(s, y))
     for name in ("mcb", "dsc"):  # the PAV over the cells pools more: one-sided
         assert -bounds[name] - 1e-13 <= report[name] - memory[name] <= 1e-13, name
     _, bound = wmse_with_bound(ScoreStatistics.from_arrays(s, y))
     assert abs(report["wmse"] - memory["wmse"]) <= bound + 2e-6 * memory["wmse"]
     extra = locacal.calibration_report(ds, dy, extra=("ece_thresholded",))
-    _, bounds = report_from_statistics(ScoreStatistics.from_arrays(s, y), 0.5,
-                                       ("ece_thresholded",))
+    _, bounds = evaluate_cells(("ece_thresholded",), ScoreStatistics.from_arrays(s, y))
     assert abs(extra["ece_thresholded"] - locacal.metrics.ece_thresholded(s, y)) <= (
         bounds["ece_thresholded"] + 1e-12)
     two = locacal.calibration_report({"a": ds, "b": ds}, dy)

@@ -4,7 +4,7 @@ With ``--dask`` (or automatically for a Parquet file larger than :data:`AUTO_BYT
 command reads only the named columns with :func:`locacal.data.dask.read_columns` (Dask's
 ``read_parquet`` or ``read_csv``) and computes everything from the cell statistics of
 :mod:`locacal.data.dask`: the metrics of
-:data:`locacal._cells.CELL_COLUMNS` (the others are NaN), the curve by ``binning`` or
+:data:`locacal.report.table.CELL_COLUMNS` (the others are NaN), the curve by ``binning`` or
 ``local`` (binned fit), no bootstrap intervals. The score histograms of the figure are drawn
 from a random sample of at most :data:`HISTOGRAM_ROWS` rows.
 """

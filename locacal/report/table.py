@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from locacal._sufficient import ScoreStatistics
 from locacal._validation import (
     check_bool,
     check_level,
@@ -27,11 +29,12 @@ from locacal._validation import (
     positive_weight_rows,
     public_api,
 )
-from locacal.metrics.registry import METRICS, evaluate
+from locacal.data.dask import statistics
+from locacal.metrics.registry import METRICS, evaluate, evaluate_cells
 from locacal.report.intervals import bootstrap_intervals, null_means
 
-__all__ = ["CI_COLUMNS", "CLINICAL_COLUMNS", "EXPLAIN_COLUMNS", "REPORT_COLUMNS",
-           "calibration_report", "explain_report"]
+__all__ = ["CELL_COLUMNS", "CELL_EXTRAS", "CI_COLUMNS", "CLINICAL_COLUMNS", "EXPLAIN_COLUMNS",
+           "NOT_FROM_CELLS", "REPORT_COLUMNS", "calibration_report", "explain_report"]
 
 #: Metrics of :func:`calibration_report`, in order (the last six joined in version 0.2).
 #: The slides' thresholded ECE left the default in 0.2: a calibrated model scores far from 0
@@ -46,6 +49,16 @@ REPORT_COLUMNS = (
 #: models, about 50x np.sort each at n = 1e6 (benchmarks/bench_report.py), so the default
 #: report, which stays O(n log n) and within 30x np.sort at 1e7, leaves them out.
 CLINICAL_COLUMNS = ("ici", "cal_intercept", "cal_slope")
+#: Report columns read off the cells of Dask input (:func:`locacal.metrics.registry.
+#: evaluate_cells`, each metric's ``cells``).
+CELL_COLUMNS = tuple(c for c in REPORT_COLUMNS if METRICS[c].cells is not None)
+#: The report's optional extras read off the cells when asked for (``extra=``).
+CELL_EXTRAS = tuple(m for m in METRICS if m not in REPORT_COLUMNS + CLINICAL_COLUMNS
+                    and METRICS[m].cells is not None)
+#: Report columns the cells do not determine, NaN for Dask input, and why (each metric's
+#: ``not_from_cells``).
+NOT_FROM_CELLS = MappingProxyType({c: METRICS[c].not_from_cells for c in REPORT_COLUMNS
+                                   if METRICS[c].cells is None})
 #: Columns of :func:`calibration_report` with ``ci=True``.
 CI_COLUMNS = ("value", "lower", "upper", "null_mean")
 #: A progress bar is shown when n_boot x n reaches this (about ten seconds of work).
@@ -131,9 +144,11 @@ def _progress(total: int, show: bool) -> tuple[Callable[[], None], Callable[[], 
 def _dask_report(scores: Any, labels: Any, weights: Any, true_p: Any, threshold: float,
                  ci: bool, columns: tuple[str, ...]) -> pd.Series | pd.DataFrame:
     """The report of Dask input (:mod:`locacal.data.dask`): the columns that cell statistics
-    determine (:data:`locacal._cells.CELL_COLUMNS`), NaN for the others
-    (:data:`locacal._cells.NOT_FROM_CELLS` says why)."""
-    from locacal import _dask
+    determine (:data:`CELL_COLUMNS`), NaN for the others (:data:`NOT_FROM_CELLS` says
+    why)."""
+    def one(model: Any) -> pd.Series:
+        cells = statistics(model, labels, weights, kind=ScoreStatistics)
+        return evaluate_cells(columns, cells, threshold=threshold)[0]
 
     if ci:
         raise ValueError("ci=True resamples rows, which Dask input does not keep; use "
@@ -144,11 +159,10 @@ def _dask_report(scores: Any, labels: Any, weights: Any, true_p: Any, threshold:
     if is_dask(scores) and scores.ndim == 2 and hasattr(scores, "columns"):  # one model a column
         scores = {str(c): scores[c] for c in scores.columns}
     if isinstance(scores, Mapping):
-        rows = [_dask.calibration_report(v, labels, weights, threshold, columns)
-                .rename(str(name)) for name, v in scores.items()]
+        rows = [one(v).rename(str(name)) for name, v in scores.items()]
         table = pd.DataFrame(rows).rename_axis("model").reset_index()
         return table[["model", *columns]]
-    return _dask.calibration_report(scores, labels, weights, threshold, columns)
+    return one(scores)
 
 
 @public_api
@@ -265,13 +279,11 @@ def calibration_report(scores: Any, labels: Any, *, true_p: Any = None, weights:
         is shown when n_boot x n x models >= 2e7.
 
         Dask input (arrays, Series, DataFrames; :mod:`locacal.data.dask`): the columns that
-        mergeable cell statistics determine, :data:`locacal._cells.CELL_COLUMNS` (n, brier,
-        log_loss, spiegelhalter_z and unc exactly; accuracy, sensitivity, specificity
-        exactly at a threshold that is a multiple of 1/100800, as 0.5; ECE, QMSE, LCS,
-        WMSE, AUC, mcb and dsc within the bounds of
-        :func:`locacal._cells.report_from_statistics`),
-        NaN for the others
-        (:data:`locacal._cells.NOT_FROM_CELLS` says why); no ``ci``, no ``true_p``.
+        mergeable cell statistics determine, :data:`CELL_COLUMNS` (n, brier, log_loss,
+        spiegelhalter_z and unc exactly; accuracy, sensitivity, specificity exactly at a
+        threshold that is a multiple of 1/100800, as 0.5; ECE, QMSE, LCS, WMSE, AUC, mcb and
+        dsc within the bounds of :func:`locacal.metrics.registry.evaluate_cells`), NaN for
+        the others (:data:`NOT_FROM_CELLS` says why); no ``ci``, no ``true_p``.
     """
     check_bool(ci, "ci")
     # checked whether or not ci draws them, so that a bad value is never accepted silently
