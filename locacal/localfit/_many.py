@@ -48,9 +48,8 @@ from locacal.localfit._segment import THIN_KERNEL, ExactLocalMap
 from locacal.localfit._solve import newton_step
 from locacal.localfit._window import (
     effective_count,
-    fixed_or_nn_bandwidth,
-    window_bounds,
     window_mean,
+    windows_to_fit,
 )
 
 __all__ = ["BATCH", "block_equations", "fit_sorted"]
@@ -89,15 +88,8 @@ def fit_sorted(sample: SortedSample, t: np.ndarray, params: LocalParams,
 
 def _fit_chunk(sample: SortedSample, t: np.ndarray, params: LocalParams, k: int,
                exact_map: ExactLocalMap, blocks: BlockCache, level: int) -> np.ndarray:
-    s = sample.scores
-    bw = fixed_or_nn_bandwidth(s, t, k, params.h)
-    lo, hi = window_bounds(s, t, bw)
-    if params.degree == 0 and params.kernel == "rect":
-        return window_mean(sample, lo, hi)[0]
-    value = np.full(t.shape[0], np.nan)
-    point = bw == 0.0
-    value[point] = window_mean(sample, lo[point], hi[point])[0]
-    keep = np.flatnonzero(~point & (hi > lo))
+    bw, lo, hi, value, keep = windows_to_fit(sample, t, k, params.h, params.degree,
+                                             params.kernel)
     for start in range(0, keep.size, BATCH):
         idx = keep[start:start + BATCH]
         tb, hb, lb, ub = t[idx], bw[idx], lo[idx], hi[idx]

@@ -47,10 +47,9 @@ from locacal.localfit._solve import design_from_moments, newton_step
 from locacal.localfit._window import (
     bisect,
     effective_count,
-    fixed_or_nn_bandwidth,
     kernel_weights,
-    window_bounds,
     window_mean,
+    windows_to_fit,
 )
 
 __all__ = ["KERNEL_POLYNOMIALS", "ExactLocalMap"]
@@ -103,18 +102,11 @@ class ExactLocalMap:
     def fit_sorted(self, t: np.ndarray) -> np.ndarray:
         """Exact fits at sorted, distinct points ``t`` (unclipped)."""
         sample, params = self._sample, self._params
-        s = sample.scores
-        k = effective_count(sample.n, params.nn, params.h)
-        bw = fixed_or_nn_bandwidth(s, t, k, params.h)
         if params.kernel == "gauss":
             return fit_points(sample, t, params).value
-        lo, hi = window_bounds(s, t, bw)
-        if params.degree == 0 and params.kernel == "rect":
-            return window_mean(sample, lo, hi)[0]
-        value = np.full(t.shape[0], np.nan)
-        point = bw == 0.0
-        value[point] = window_mean(sample, lo[point], hi[point])[0]
-        keep = np.flatnonzero(~point & (hi > lo))
+        k = effective_count(sample.n, params.nn, params.h)
+        bw, lo, hi, value, keep = windows_to_fit(sample, t, k, params.h, params.degree,
+                                                 params.kernel)
         if keep.size:
             value[keep] = self._polynomial_fit(t[keep], bw[keep], lo[keep], hi[keep])
         return value

@@ -40,6 +40,7 @@ __all__ = [
     "nn_distance",
     "window_bounds",
     "window_mean",
+    "windows_to_fit",
 ]
 
 #: Kernel names of this package and locfit's names for them.
@@ -183,6 +184,28 @@ def window_mean(sample: SortedSample, lo: np.ndarray,
         total, events = sample.range_sum("w", lo, hi), sample.range_sum("wy", lo, hi)
     ok = total > 0
     return np.where(ok, events / np.where(ok, total, 1.0), np.nan), total
+
+
+def windows_to_fit(sample: SortedSample, t: np.ndarray, k: int, h: float | None, degree: int,
+                   kernel: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                         np.ndarray]:
+    """The windows at sorted points ``t`` and what needs no polynomial fit in them.
+
+    Returns the bandwidths, the window bounds ``[lo, hi)``, the values known without a local
+    polynomial (the window mean for degree 0 with the rectangular kernel, at every point;
+    otherwise the mean of a point window, bandwidth 0, where every row in it is tied at t;
+    NaN elsewhere) and the indices of the points still to fit (bandwidth > 0, rows in the
+    window).
+    """
+    s = sample.scores
+    bw = fixed_or_nn_bandwidth(s, t, k, h)
+    lo, hi = window_bounds(s, t, bw)
+    if degree == 0 and kernel == "rect":
+        return bw, lo, hi, window_mean(sample, lo, hi)[0], np.empty(0, dtype=np.intp)
+    value = np.full(t.shape[0], np.nan)
+    point = bw == 0.0
+    value[point] = window_mean(sample, lo[point], hi[point])[0]
+    return bw, lo, hi, value, np.flatnonzero(~point & (hi > lo))
 
 
 def kernel_weights(dist: np.ndarray, h: float, kernel: str, *,
