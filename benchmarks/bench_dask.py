@@ -91,15 +91,16 @@ def _check(n: int, chunk: int) -> None:
     import dask.array as da
 
     import locacal
-    from locacal._sufficient import ScoreStatistics
+    from locacal.data.cells import ScoreStatistics
+    from locacal.metrics.lcs_wmse import lcs_with_bound
 
     rng = np.random.default_rng(7)
     s = rng.beta(2.0, 3.0, n)
     y = (rng.uniform(size=n) < s**1.3).astype(np.float64)
     ds, dy = da.from_array(s, chunks=chunk), da.from_array(y, chunks=chunk)
     stats = ScoreStatistics.from_arrays(s, y)
-    _, ece_bound = stats.ece_quantile(10)
-    _, lcs_bound = stats.lcs_with_bound()
+    _, ece_bound = stats.quantile_bins(10)
+    _, lcs_bound = lcs_with_bound(stats)
     rows = [
         ("brier", locacal.brier_score, {}, 0.0),
         ("ece uniform", locacal.ece, {"strategy": "uniform"}, 0.0),

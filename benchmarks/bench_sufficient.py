@@ -1,4 +1,5 @@
-"""Mergeable cell statistics (locacal._sufficient) next to the exact in-memory LCS, same run.
+"""Mergeable cell statistics (locacal.data.cells.ScoreStatistics) next to the exact in-memory
+LCS, same run.
 
 For n scores (Beta(2, 3), events Bernoulli(s^1.3)) this prints, in seconds:
 
@@ -20,7 +21,8 @@ import time
 import numpy as np
 
 import locacal
-from locacal._sufficient import ScoreStatistics
+from locacal.data.cells import ScoreStatistics
+from locacal.metrics.lcs_wmse import lcs_with_bound
 
 
 def _timed(func):
@@ -44,7 +46,7 @@ def main() -> None:
         step = 1_000_000
         chunks = ((s[i:i + step], y[i:i + step], None) for i in range(0, n, step))
         _, t_chunks = _timed(lambda chunks=chunks: ScoreStatistics.from_chunks(chunks))
-        (cells, bound), t_cells = _timed(stats.lcs_with_bound)
+        (cells, bound), t_cells = _timed(lambda stats=stats: lcs_with_bound(stats))
         exact, t_exact = _timed(lambda s=s, y=y: locacal.lcs(s, y))
         print(f"{n:>9} {t_build:>11.3f} {t_chunks:>8.3f} {t_cells:>9.3f} {t_exact:>9.3f} "
               f"{cells:>12.8f} {exact:>12.8f} {cells - exact:>9.1e} {bound:>9.1e}")

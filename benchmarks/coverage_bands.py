@@ -111,7 +111,7 @@ import numpy as np
 from scipy.special import expit, logit
 
 from locacal import LocalRegressionCalibrator, calibration_curve
-from locacal._sufficient import ScoreStatistics
+from locacal.data.cells import ScoreStatistics
 from locacal.simulate import logistic_dgp
 
 GAMMAS = {"calibrated (1)": 1.0, "over (3)": 3.0, "under (1/3)": 1 / 3}

@@ -1,5 +1,5 @@
 """Curves, calibrators and report columns read off cell statistics
-(BaseCalibrator.from_statistics, the registry's cell versions and ScoreStatistics.local_fit)
+(BaseCalibrator.from_statistics, the registry's cell versions and localfit.cells_local_fit)
 against the exact in-memory results, within the stated bounds."""
 
 from __future__ import annotations
@@ -12,16 +12,17 @@ import pytest
 from scipy.special import expit, logit
 
 import locacal
-from locacal._sufficient import ScoreStatistics
 from locacal.curves.binning import BinningCalibrator
 from locacal.curves.curve import slides_grid
 from locacal.curves.local import DEFAULT_LOCAL, SLIDES_LOCAL, LocalRegressionCalibrator
+from locacal.data.cells import ScoreStatistics
 from locacal.data.sample import sort_sample
-from locacal.localfit import fit, local_params
+from locacal.localfit import cells_local_fit, cells_variance_factor, fit, local_params
 from locacal.localfit._direct import fit_points
-from locacal.metrics.binned import ece_thresholded_with_bound
+from locacal.metrics.binned import brier_decomposition_cells, ece_thresholded_with_bound
 from locacal.metrics.classification import auc_with_bound
-from locacal.metrics.lcs_wmse import wmse_with_bound
+from locacal.metrics.clinical import spiegelhalter_z_cells
+from locacal.metrics.lcs_wmse import lcs_with_bound, wmse_with_bound
 from locacal.metrics.registry import evaluate_cells
 from locacal.report.table import CELL_COLUMNS, CELL_EXTRAS, NOT_FROM_CELLS, REPORT_COLUMNS
 from locacal.simulate import logistic_dgp
@@ -52,7 +53,7 @@ def test_binned_local_fit_within_its_bound(sample, degree, kernel, nn):
     s, y, w, stats = sample
     grid = slides_grid(s if w is None else s[w > 0], 100)
     exact = _exact_fit(s, y, w, grid, degree, nn, kernel)
-    binned, bound = stats.local_fit(grid, degree, nn, kernel)
+    binned, bound = cells_local_fit(stats, grid, degree, nn, kernel)
     err = np.abs(binned - exact)
     # the degree-1 bound is first order in eps: allow 10 % beyond it (measured err / bound
     # at most 0.34 at n = 1e5, 0.4 here)
@@ -68,7 +69,7 @@ def test_binned_local_fit_within_its_bound(sample, degree, kernel, nn):
 @pytest.mark.parametrize(("degree", "kernel"), [(0, "tricube"), (1, "rect"), (1, "tricube")])
 def test_lcs_of_other_fits_within_bound(sample, degree, kernel):
     s, y, w, stats = sample
-    value, bound = stats.lcs_with_bound(degree=degree, kernel=kernel)
+    value, bound = lcs_with_bound(stats, degree=degree, kernel=kernel)
     exact = locacal.lcs(s, y, weights=w, degree=degree, kernel=kernel)
     eta = 1e-6  # the density weights' relative error (test_sufficient.test_density_from_cells)
     assert abs(value - exact) <= bound + 2.0 * eta / (1.0 - eta) * exact
@@ -78,9 +79,9 @@ def test_lcs_of_other_fits_within_bound(sample, degree, kernel):
 def test_local_fit_refuses_other_settings(sample):
     stats = sample[3]
     with pytest.raises(ValueError, match="degree 0 or 1"):
-        stats.local_fit(np.array([0.5]), 2, 0.15, "rect")
+        cells_local_fit(stats, np.array([0.5]), 2, 0.15, "rect")
     with pytest.raises(ValueError, match="kernel"):
-        stats.local_fit(np.array([0.5]), 0, 0.15, "gauss")
+        cells_local_fit(stats, np.array([0.5]), 0, 0.15, "gauss")
     with pytest.raises(ValueError, match="degree"):
         LocalRegressionCalibrator.from_statistics(stats, degree=2)
 
@@ -194,7 +195,7 @@ def test_spiegelhalter_zero_variance_is_nan_with_warning():
     stats = ScoreStatistics.from_arrays(np.array([0.0, 0.5, 1.0, 0.5]),
                                         np.array([0.0, 1.0, 1.0, 0.0]))
     with pytest.warns(locacal.CalibrationWarning, match="zero variance"):
-        assert np.isnan(stats.spiegelhalter_z())
+        assert np.isnan(spiegelhalter_z_cells(stats))
 
 
 @pytest.mark.parametrize("weighted", [False, True])
@@ -330,7 +331,7 @@ def test_cell_local_calibrator_defaults_to_the_memory_curve(sample):
     cal = LocalRegressionCalibrator.from_statistics(stats)
     assert {k: cal.get_params()[k] for k in DEFAULT_LOCAL} == dict(DEFAULT_LOCAL)
     grid = slides_grid(s if w is None else s[w > 0], 100)
-    estimate, bound = stats.local_fit(grid, **DEFAULT_LOCAL)
+    estimate, bound = cells_local_fit(stats, grid, **DEFAULT_LOCAL)
     np.testing.assert_allclose(cal.predict(grid), np.clip(estimate, 0, 1), rtol=1e-12)
     curve = cal.curve()
     memory = locacal.calibration_curve(s, y, weights=w)
@@ -356,7 +357,7 @@ def test_variance_factor_close_to_exact(sample, degree, kernel, nn):
     exact_sample = sort_sample(s[keep], y[keep], None if w is None else w[keep])
     grid = slides_grid(s[keep], 100)
     exact = fit_points(exact_sample, grid, local_params(degree, nn, None, kernel)).var_factor
-    got = stats.local_variance_factor(grid, degree, nn, kernel)
+    got = cells_variance_factor(stats, grid, degree, nn, kernel)
     # measured at most 2.7e-3 (degree 1, rect, weighted, nn = 0.05), 5e-4 for tricube
     assert np.max(np.abs(got / exact - 1.0)) < 5e-3
     if (degree, kernel) == (0, "rect") and w is None:
@@ -426,7 +427,7 @@ def test_brier_decomposition_on_uniform_bins_is_exact(sample):
     within = np.dot(wk, (sk - q[idx]) ** 2 - 2 * (yk - p[idx]) * (sk - q[idx])) / total
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", locacal.CalibrationWarning)
-        got = stats.brier_decomposition(10)
+        got = brier_decomposition_cells(stats, 10)
     assert got.brier == pytest.approx(brier, rel=1e-12)
     assert got.calibration == pytest.approx(calibration, rel=1e-10)
     assert got.refinement == pytest.approx(refinement, rel=1e-12)

@@ -13,11 +13,12 @@ import pandas as pd
 import pytest
 
 import locacal
-from locacal._sufficient import ScoreStatistics
 from locacal.curves.binning import BinningCalibrator
 from locacal.curves.local import DEFAULT_LOCAL, SLIDES_LOCAL, LocalRegressionCalibrator
-from locacal.data.cells import CellSums
-from locacal.metrics.lcs_wmse import wmse_with_bound
+from locacal.data.cells import ScoreStatistics
+from locacal.localfit import cells_local_fit
+from locacal.metrics.binned import ece_from_bins
+from locacal.metrics.lcs_wmse import lcs_cells, lcs_with_bound, wmse_with_bound
 from locacal.metrics.registry import evaluate_cells
 from locacal.simulate import logistic_dgp
 
@@ -52,16 +53,16 @@ def kind(request):
 
 @pytest.fixture
 def chunk_sizes(monkeypatch):
-    """The sizes of the arrays CellSums.from_arrays receives: proof that the work is
+    """The sizes of the arrays ScoreStatistics.from_arrays receives: proof that the work is
     done partition by partition and no column is gathered."""
     sizes = []
-    original = CellSums.from_arrays.__func__
+    original = ScoreStatistics.from_arrays.__func__
 
     def recording(cls, scores, labels, weights=None):
         sizes.append(np.size(scores))
         return original(cls, scores, labels, weights)
 
-    monkeypatch.setattr(CellSums, "from_arrays", classmethod(recording))
+    monkeypatch.setattr(ScoreStatistics, "from_arrays", classmethod(recording))
     return sizes
 
 
@@ -78,11 +79,12 @@ def test_metrics_equal_the_cells_and_memory(data, kind, chunk_sizes):
     assert brier == pytest.approx(locacal.brier_score(s, y), rel=1e-12, abs=1e-15)
     assert ece_u == pytest.approx(locacal.ece(s, y, strategy="uniform", bins=20), rel=1e-12)
     # the merged cells equal the cells of the whole sample
-    assert lcs == pytest.approx(stats.lcs(), rel=1e-10)
-    value, bound = stats.ece_quantile(10)
+    assert lcs == pytest.approx(lcs_cells(stats), rel=1e-10)
+    cut, bound = stats.quantile_bins(10)
+    value = ece_from_bins(cut)
     assert ece_q == pytest.approx(value, rel=1e-12)
     assert abs(ece_q - locacal.ece(s, y)) <= bound + 1e-12
-    _, lcs_bound = stats.lcs_with_bound()
+    _, lcs_bound = lcs_with_bound(stats)
     assert abs(lcs - locacal.lcs(s, y)) <= lcs_bound + 2e-6 * lcs
 
 
@@ -93,7 +95,7 @@ def test_weights_and_other_fits(data):
         locacal.brier_score(s, y, weights=w), rel=1e-12)
     stats = ScoreStatistics.from_arrays(s, y, w)
     got = locacal.lcs(ds, dy, weights=dw, degree=1, kernel="tricube")
-    assert got == pytest.approx(stats.lcs(degree=1, kernel="tricube"), rel=1e-10)
+    assert got == pytest.approx(lcs_cells(stats, degree=1, kernel="tricube"), rel=1e-10)
     report = locacal.calibration_report(ds, dy, weights=dw)
     assert report["n"] == N  # rows of weight zero count, as in memory
     with warnings.catch_warnings():
@@ -131,7 +133,7 @@ def test_curves(data, kind):
     assert {k: local.params[k] for k in DEFAULT_LOCAL} == dict(DEFAULT_LOCAL)
     expected = LocalRegressionCalibrator.from_statistics(stats).curve()
     np.testing.assert_allclose(local.estimate, expected.estimate, rtol=1e-10)
-    _, bound = stats.local_fit(local.grid, **DEFAULT_LOCAL)
+    _, bound = cells_local_fit(stats, local.grid, **DEFAULT_LOCAL)
     exact = locacal.calibration_curve(s, y, grid=local.grid)
     assert np.all(np.abs(local.estimate - exact.estimate) <= bound + 1e-13)
     # its pointwise band: the in-memory one up to the estimate's error and the binned
@@ -141,7 +143,7 @@ def test_curves(data, kind):
     np.testing.assert_allclose(local.upper, exact.upper, atol=1e-4)
     # the slides' curve on request, against its in-memory counterpart
     slides = locacal.calibration_curve(ds, dy, **SLIDES_LOCAL)
-    _, bound = stats.local_fit(slides.grid, **SLIDES_LOCAL)
+    _, bound = cells_local_fit(stats, slides.grid, **SLIDES_LOCAL)
     exact = locacal.calibration_curve(s, y, grid=slides.grid, **SLIDES_LOCAL)
     assert np.all(np.abs(slides.estimate - exact.estimate) <= bound + 1e-13)
     assert local.method == "local"
@@ -242,7 +244,7 @@ def test_distributed_local_cluster(data):
     with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
                                   dashboard_address=None) as cluster, \
             distributed.Client(cluster):
-        assert locacal.lcs(ds, dy) == pytest.approx(ScoreStatistics.from_arrays(s, y).lcs(),
+        assert locacal.lcs(ds, dy) == pytest.approx(lcs_cells(ScoreStatistics.from_arrays(s, y)),
                                                     rel=1e-10)
         assert locacal.brier_score(ds, dy) == pytest.approx(locacal.brier_score(s, y),
                                                             rel=1e-12)

@@ -1,4 +1,5 @@
-"""Mergeable per-cell statistics (locacal._sufficient) against the exact in-memory metrics."""
+"""Mergeable per-cell statistics (locacal.data.cells.ScoreStatistics) against the exact
+in-memory metrics."""
 
 from __future__ import annotations
 
@@ -11,13 +12,21 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import locacal
-from locacal._sufficient import ScoreStatistics
 from locacal.curves.curve import slides_grid
+from locacal.data.cells import ScoreStatistics
 from locacal.data.grid import CELLS, EDGES, cell_index
 from locacal.data.quantile import quantile_type7
 from locacal.data.sample import sort_sample
-from locacal.density import _reflected_quartiles, reflected_kde_values
-from locacal.localfit import fit, local_params
+from locacal.density import (
+    _reflected_quartiles,
+    reflected_kde_cells,
+    reflected_kde_values,
+    reflected_quartiles_cells,
+)
+from locacal.localfit import cells_local_fit, fit, local_params
+from locacal.metrics.binned import calib_mse_from_bins, ece_cells, ece_from_bins
+from locacal.metrics.classification import brier_cells
+from locacal.metrics.lcs_wmse import lcs_cells, lcs_with_bound
 from locacal.simulate import logistic_dgp
 
 DELTA = 1.0 / CELLS
@@ -42,7 +51,7 @@ def _close(a, b, rtol):
 def test_brier_is_exact(sample):
     s, y, w, stats = sample
     # the Brier sum is kept, not binned: only summation order differs (measured 1e-16)
-    assert _close(stats.brier(), locacal.brier_score(s, y, weights=w), 1e-13)
+    assert _close(brier_cells(stats), locacal.brier_score(s, y, weights=w), 1e-13)
 
 
 @pytest.mark.parametrize("bins", [5, 10, 20, 100])
@@ -53,8 +62,8 @@ def test_uniform_ece_and_qmse_are_exact(sample, bins):
         exact_ece = locacal.ece(s, y, weights=w, bins=bins, strategy="uniform")
         exact_qmse = locacal.qmse(s, y, weights=w, bins=bins, strategy="uniform")
         # same bins, only summation order differs (measured 7e-17 absolute)
-        assert _close(stats.ece(bins), exact_ece, 1e-12)
-        assert _close(stats.qmse(bins), exact_qmse, 1e-12)
+        assert _close(ece_cells(stats, bins=bins, strategy="uniform"), exact_ece, 1e-12)
+        assert _close(calib_mse_from_bins(stats.uniform_bins(bins)), exact_qmse, 1e-12)
 
 
 @pytest.mark.parametrize("decimals", [1, 2, 3])
@@ -68,8 +77,8 @@ def test_uniform_bins_exact_on_rounded_scores(decimals):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", locacal.CalibrationWarning)
         for bins in (3, 7, 10, 20, 25, 50, 100):
-            assert _close(stats.ece(bins), locacal.ece(s, y, bins=bins, strategy="uniform"),
-                          1e-12)
+            assert _close(ece_cells(stats, bins=bins, strategy="uniform"),
+                          locacal.ece(s, y, bins=bins, strategy="uniform"), 1e-12)
 
 
 def test_cells_are_right_closed_at_rounded_edges():
@@ -104,12 +113,12 @@ def test_density_from_cells(sample):
     grid = slides_grid(s[w > 0] if w is not None else s, 100)
     exact = reflected_kde_values(s, grid, w)
     # linear binning on 100800 cells vs the in-memory 2^16 cells: measured 2e-8 relative
-    assert np.max(np.abs(stats.reflected_density(grid) / exact - 1.0)) < 1e-6
+    assert np.max(np.abs(reflected_kde_cells(stats, grid) / exact - 1.0)) < 1e-6
 
 
 def test_reflected_quartiles_within_one_cell(sample):
     s, _y, w, stats = sample
-    q1, q3 = stats._reflected_quartiles()
+    q1, q3 = reflected_quartiles_cells(stats)
     if w is None:
         e1, e3 = _reflected_quartiles(s)
     else:
@@ -130,7 +139,7 @@ def test_local_constant_within_its_bound(sample, nn):
     grid = slides_grid(s[keep], 100)
     exact = fit(sort_sample(s[keep], y[keep], None if w is None else w[keep]),
                 grid, local_params(0, nn, None, "rect")).value
-    binned, bound = stats.local_constant(grid, nn)
+    binned, bound = cells_local_fit(stats, grid, 0, nn, "rect")
     err = np.abs(binned - exact)
     assert np.all(err <= bound * (1 + 1e-9) + 1e-14)
     # the bound is about 2 delta f(t) / nn: not vacuous (measured max 1.2e-4 at nn = 0.15)
@@ -139,13 +148,13 @@ def test_local_constant_within_its_bound(sample, nn):
 
 def test_lcs_within_stated_bound(sample):
     s, y, w, stats = sample
-    value, bound = stats.lcs_with_bound()
+    value, bound = lcs_with_bound(stats)
     exact = locacal.lcs(s, y, weights=w)
     eta = 1e-6  # relative error of the density weights, see test_density_from_cells
     assert abs(value - exact) <= bound + 2.0 * eta / (1.0 - eta) * exact
     # measured: |error| 2e-7 (unit) and 8e-8 (weighted) against a bound of 1.1e-4
     assert bound < 2e-4
-    assert stats.lcs() == value
+    assert lcs_cells(stats) == value
 
 
 def _whole_vs_merged(whole: ScoreStatistics, merged: ScoreStatistics) -> None:
@@ -188,9 +197,10 @@ def test_chunked_lcs_equals_whole(sample):
     chunks = [(s[i:i + 30_000], y[i:i + 30_000], None if w is None else w[i:i + 30_000])
               for i in range(0, s.size, 30_000)]
     merged = ScoreStatistics.from_chunks(chunks)
-    assert _close(merged.lcs(), stats.lcs(), 1e-10)
+    assert _close(lcs_cells(merged), lcs_cells(stats), 1e-10)
     with pytest.warns(locacal.CalibrationWarning, match="fewer than 10"):  # a sparse tail bin
-        assert _close(merged.ece(), stats.ece(), 1e-12)
+        assert _close(ece_cells(merged, bins=10, strategy="uniform"),
+                      ece_cells(stats, bins=10, strategy="uniform"), 1e-12)
 
 
 def test_validation():
@@ -213,11 +223,11 @@ def test_validation():
     with pytest.raises(TypeError):
         stats + 1
     with pytest.raises(ValueError, match="bins"):
-        stats.ece(11)
+        ece_cells(stats, bins=11, strategy="uniform")
     with pytest.raises(ValueError, match="nn"):
-        stats.lcs(nn=0.0)
+        lcs_cells(stats, nn=0.0)
     with pytest.raises(ValueError, match="grid_size"):
-        stats.lcs(grid_size=1)
+        lcs_cells(stats, grid_size=1)
 
 
 def test_weights_keep_their_scale_across_chunks():
@@ -228,7 +238,7 @@ def test_weights_keep_their_scale_across_chunks():
     w = np.array([1.0, 3.0, 10.0, 2.0])
     merged = ScoreStatistics.from_chunks([(s[:2], y[:2], w[:2]), (s[2:], y[2:], w[2:])])
     assert merged.total_weight == 16.0
-    assert merged.brier() == pytest.approx(np.dot(w, (y - s) ** 2) / 16.0, rel=1e-15)
+    assert brier_cells(merged) == pytest.approx(np.dot(w, (y - s) ** 2) / 16.0, rel=1e-15)
     with pytest.raises(ValueError, match="weights"):
         ScoreStatistics.from_arrays(s, y, w * 1e300)
 
@@ -236,7 +246,8 @@ def test_weights_keep_their_scale_across_chunks():
 @pytest.mark.parametrize("bins", [5, 10, 20, 50])
 def test_quantile_ece_within_its_bound(sample, bins):
     s, y, w, stats = sample
-    value, bound = stats.ece_quantile(bins)
+    cut, bound = stats.quantile_bins(bins)
+    value = ece_from_bins(cut)
     exact = locacal.ece(s, y, weights=w, bins=bins)
     # measured: equal to 1e-16 at n = 1e5 (the cut cells hold no row beyond the break)
     assert abs(value - exact) <= bound + 1e-12
@@ -251,7 +262,8 @@ def test_quantile_ece_on_tied_scores(bins):
     y = (rng.uniform(size=s.size) < s).astype(float)
     w = rng.exponential(size=s.size)
     for weights in (None, w):
-        value, bound = ScoreStatistics.from_arrays(s, y, weights).ece_quantile(bins)
+        cut, bound = ScoreStatistics.from_arrays(s, y, weights).quantile_bins(bins)
+        value = ece_from_bins(cut)
         assert abs(value - locacal.ece(s, y, weights=weights, bins=bins)) <= bound + 1e-12
 
 
@@ -265,4 +277,4 @@ def test_quantile_bins_small_sample_by_hand():
     np.testing.assert_array_equal(stats.count, [2.0, 2.0])
     np.testing.assert_allclose(stats.label_sum, [1.0, 2.0])
     # ECE = (2 |0.5 - 0.2| + 2 |1 - 0.7|) / 4 = 0.3
-    assert ScoreStatistics.from_arrays(s, y).ece_quantile(2)[0] == pytest.approx(0.3, 1e-15)
+    assert ece_from_bins(stats) == pytest.approx(0.3, 1e-15)

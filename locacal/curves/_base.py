@@ -50,7 +50,7 @@ from locacal._validation import (
 )
 from locacal.curves.bands import BANDS, DEFAULT_N_BOOT, check_band, check_interval, check_n_boot
 from locacal.curves.curve import CalibrationCurve, slides_grid
-from locacal.data.cells import CellSums
+from locacal.data.cells import ScoreStatistics
 
 __all__ = ["BANDS", "BaseCalibrator", "resampled_band"]
 
@@ -151,10 +151,10 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
         return self
 
     @classmethod
-    def from_statistics(cls, stats: CellSums, **params: Any) -> BaseCalibrator:
+    def from_statistics(cls, stats: ScoreStatistics, **params: Any) -> BaseCalibrator:
         """A calibrator with hyperparameters ``params`` fitted from cell statistics.
 
-        The cells (:class:`locacal._sufficient.ScoreStatistics`, per-cell sums of a sample of
+        The cells (:class:`locacal.data.cells.ScoreStatistics`, per-cell sums of a sample of
         any size, e.g. :func:`locacal.data.dask.statistics` of Dask input) replace the rows:
         the subclass's ``_fit_statistics(stats)`` sets its own fitted state, this method the
         attributes :meth:`fit` sets (``weight_sum_`` the total weight, ``score_range_`` the
@@ -284,7 +284,7 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
         (:meth:`from_statistics` calls it, and ``calibration_curve`` before reducing Dask
         input)."""
 
-    def _fit_statistics(self, stats: CellSums) -> None:
+    def _fit_statistics(self, stats: ScoreStatistics) -> None:
         """Set the subclass's fitted state from the cells (:meth:`from_statistics`); the
         calibrators whose map the cells do not determine refuse."""
         raise TypeError(f"{type(self).__name__} cannot be fitted from cell statistics; "

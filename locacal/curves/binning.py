@@ -20,7 +20,7 @@ from locacal._validation import check_choice, check_int, plain
 from locacal.curves._base import BaseCalibrator
 from locacal.curves.bands import proportion_band
 from locacal.data.bins import DEFAULT_BINS, STRATEGIES, bin_statistics, default_bin_size
-from locacal.data.cells import CellSums
+from locacal.data.cells import ScoreStatistics
 
 __all__ = ["BinningCalibrator"]
 
@@ -48,7 +48,7 @@ class BinningCalibrator(BaseCalibrator):
 
     From cell statistics (:meth:`from_statistics`, Dask input) quantile and uniform bins:
     uniform bins exactly, quantile bins within the bound of
-    :meth:`~locacal.data.cells.CellSums.quantile_bins` on their ECE.
+    :meth:`~locacal.data.cells.ScoreStatistics.quantile_bins` on their ECE.
 
     Notes
     -----
@@ -87,7 +87,7 @@ class BinningCalibrator(BaseCalibrator):
         self.stats_ = bin_statistics(s, y, w, strategy=self.strategy, bins=bins,
                                      bin_size=self.bin_size_)
 
-    def _fit_statistics(self, stats: CellSums) -> None:
+    def _fit_statistics(self, stats: ScoreStatistics) -> None:
         check_choice(self.strategy, ("quantile", "uniform"), "strategy")
         bins = DEFAULT_BINS if self.bins is None else check_int(self.bins, "bins", minimum=1)
         if self.bin_size is not None:

@@ -153,7 +153,6 @@ def _dask_curve(scores: Any, labels: Any, weights: Any, method: str, grid: Any, 
     in-memory default :data:`locacal.curves.local.DEFAULT_LOCAL`) fitted from the merged cell
     statistics (:func:`locacal.data.dask.statistics`, :meth:`BaseCalibrator.from_statistics`),
     with the pointwise band or none."""
-    from locacal._sufficient import ScoreStatistics
     from locacal.curves.bands import check_band
     from locacal.curves.local import DEFAULT_LOCAL
     from locacal.data.dask import statistics
@@ -173,5 +172,5 @@ def _dask_curve(scores: Any, labels: Any, weights: Any, method: str, grid: Any, 
         params = {**DEFAULT_LOCAL, **params}  # the in-memory default curve
     cls(**params)._check_statistics()  # before the pass over the data
     calibrator = cls.from_statistics(
-        statistics(scores, labels, weights, kind=ScoreStatistics), **params)
+        statistics(scores, labels, weights), **params)
     return calibrator.curve(grid, band=band, level=level, interval=interval)

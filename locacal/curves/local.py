@@ -52,13 +52,15 @@ import numpy as np
 from locacal._validation import check_choice, plain, warn
 from locacal.curves._base import BaseCalibrator
 from locacal.curves.bands import proportion_band
-from locacal.data.cells import CellSums
+from locacal.data.cells import ScoreStatistics
 from locacal.data.grid import nn_bracket
 from locacal.data.sample import sort_sample
 from locacal.localfit import (
     BACKENDS,
     EVALUATIONS,
     LocalFits,
+    cells_local_fit,
+    cells_variance_factor,
     check_maxk,
     fit,
     local_params,
@@ -172,12 +174,12 @@ class LocalRegressionCalibrator(BaseCalibrator):
     From cell statistics (:meth:`from_statistics`, Dask input; ``degree`` 0 or 1, ``kernel``
     ``"rect"`` or ``"tricube"``, a span ``nn``, ``evaluation="exact"``, the native backend)
     the map at a point is the binned local fit
-    :meth:`locacal._sufficient.ScoreStatistics.local_fit`, within its stated bound of the
+    :func:`locacal.localfit.cells_local_fit`, within its stated bound of the
     exact fit with the same ``degree``, ``nn`` and ``kernel``, clipped with ``clip``. It
     costs O(cells in the window) per distinct point: meant for curves and moderate numbers
     of new scores. The pointwise band is the binomial interval above, at the effective size
     of the binned fit's smoother weights
-    (:meth:`~locacal._sufficient.ScoreStatistics.local_variance_factor`), around the clipped
+    (:func:`~locacal.localfit.cells_variance_factor`), around the clipped
     estimate; ``counts`` are the rows within the window's cells, at most ``floor(n nn)``.
 
     Rows of weight zero are dropped before the fit (they are not in the sample). The other
@@ -249,7 +251,7 @@ class LocalRegressionCalibrator(BaseCalibrator):
                              f"h={plain(self.h)!r}, evaluation={plain(self.evaluation)!r}, "
                              f"backend={plain(self.backend)!r}")
 
-    def _fit_statistics(self, stats: CellSums) -> None:
+    def _fit_statistics(self, stats: ScoreStatistics) -> None:
         self.cells_ = stats
 
     def _fits(self, points: np.ndarray, outputs: tuple[str, ...] = ("value",),
@@ -263,7 +265,8 @@ class LocalRegressionCalibrator(BaseCalibrator):
         """Unclipped fitted map at validated scores."""
         if self.cells_ is not None:
             points, inverse = np.unique(s, return_inverse=True)
-            estimate, _ = self.cells_.local_fit(points, self.degree, self.nn, self.kernel)
+            estimate, _ = cells_local_fit(self.cells_, points, self.degree, self.nn,
+                                          self.kernel)
             return estimate[inverse]
         return self._fits(s, many_points=True).value
 
@@ -295,7 +298,7 @@ class LocalRegressionCalibrator(BaseCalibrator):
     def _pointwise_band(self, grid: np.ndarray, estimate: np.ndarray, level: float,
                         interval: str) -> tuple[np.ndarray, np.ndarray]:
         """The band of the fit from cells (the base class's ``_tabulate``)."""
-        var_factor = self.cells_.local_variance_factor(grid, self.degree, self.nn,
+        var_factor = cells_variance_factor(self.cells_, grid, self.degree, self.nn,
                                                        self.kernel)
         return proportion_band(estimate, var_factor, level, interval)
 

@@ -1,18 +1,21 @@
 """Mergeable per-cell sums of a scored sample: what the Dask path reduces each partition to.
 
-A :class:`CellSums` holds, for each of the :data:`~locacal.data.grid.CELLS` right-closed
+A :class:`ScoreStatistics` holds, for each of the :data:`~locacal.data.grid.CELLS` right-closed
 cells of [0, 1], the number of rows and the weighted sums a calibration analysis needs (sum w,
 w^2, w y, w s, w s^2, w y s, w^2 s, w^2 s^2, and the same sums of the rows exactly on a cell
 edge), plus exact scalars: the Brier sum sum w (y - s)^2, the smallest and largest score, the
 log-score sum and the two sums of Spiegelhalter's z. It is built in one pass over a chunk of
-data (:meth:`CellSums.from_arrays`, ``np.bincount``) and two of them merge by elementwise
+data (:meth:`ScoreStatistics.from_arrays`, ``np.bincount``) and two of them merge by elementwise
 addition (min/max for the range), so chunked data and the whole sample give the same sums up
 to the order of summation. The sums also give the uniform bins exactly
-(:meth:`CellSums.uniform_bins`) and the quantile bins within a bound
-(:meth:`CellSums.quantile_bins`).
+(:meth:`ScoreStatistics.uniform_bins`) and the quantile bins within a bound
+(:meth:`ScoreStatistics.quantile_bins`).
 
-What is read off the sums (metrics, density, local fits, each with its bound) is
-:class:`locacal._sufficient.ScoreStatistics`, a :class:`CellSums`.
+What is read off the sums is beside the in-memory version of each, with its bound: the
+metrics' cell versions (``*_cells``, ``*_with_bound`` in :mod:`locacal.metrics`), the
+reflected density (:func:`locacal.density.reflected_kde_cells`), the binned local fits
+(:func:`locacal.localfit.cells_local_fit`) and the LCS
+(:func:`locacal.metrics.lcs_wmse.lcs_with_bound`).
 """
 
 from __future__ import annotations
@@ -34,7 +37,7 @@ from locacal.data.bins import BinStatistics
 from locacal.data.grid import CELLS, EDGES, cell_index, order_stat_cells
 from locacal.data.quantile import warn_tied_bins
 
-__all__ = ["LOG_LOSS_EPS", "CellSums"]
+__all__ = ["LOG_LOSS_EPS", "ScoreStatistics"]
 
 #: Scores are clipped to [eps, 1 - eps] before taking logs (:func:`locacal.metrics.log_loss`
 #: and the log-score sum of the cells): the machine epsilon of float64, the clipping
@@ -49,7 +52,7 @@ _SCALAR_SUMS = ("brier_sum", "zero_weight_rows", "log_sum", "spiegel_num", "spie
 #: The sums that uniform bins need, and their parts at the edges.
 _BIN_SUMS = ("count", "weight", "weight_sq", "wy", "ws")
 
-_S = TypeVar("_S", bound="CellSums")
+_S = TypeVar("_S", bound="ScoreStatistics")
 
 
 def _row_scalars(s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> dict[str, float]:
@@ -92,7 +95,7 @@ def _row_scalars(s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> dict[str
 
 
 @dataclass(frozen=True, eq=False)
-class CellSums:
+class ScoreStatistics:
     """Per-cell sums of a scored sample (rows of positive weight only) and exact scalars.
 
     Attributes
@@ -104,7 +107,7 @@ class CellSums:
     w2s, w2s2 : ndarray, shape (CELLS,)
         Per cell: sum w^2 s and sum w^2 s^2 (equal to ws and ws2 without weights); with
         weight_sq, the variance of a binned local-linear fit
-        (:meth:`locacal._sufficient.ScoreStatistics.local_variance_factor`).
+        (:func:`locacal.localfit.cells_variance_factor`).
     edge_count, edge_weight, edge_weight_sq, edge_wy, edge_ws : ndarray, shape (CELLS + 1,)
         The same sums over the rows whose score equals the edge EDGES[j] exactly (they are
         also counted in cell j - 1, whose top they are). A uniform bin edge of
@@ -208,9 +211,9 @@ class CellSums:
             zero_weight_rows=rows - s.size, **scalars,
         )
 
-    def merge(self: _S, other: CellSums) -> _S:
+    def merge(self: _S, other: ScoreStatistics) -> _S:
         """The statistics of the union of two samples: sums add, the range widens."""
-        if not isinstance(other, CellSums):
+        if not isinstance(other, ScoreStatistics):
             raise TypeError(f"other must be {type(self).__name__}, not "
                             f"{type(other).__name__}")
         sums = {name: getattr(self, name) + getattr(other, name)
@@ -218,8 +221,8 @@ class CellSums:
         return type(self)(**sums, min_score=min(self.min_score, other.min_score),
                           max_score=max(self.max_score, other.max_score))
 
-    def __add__(self: _S, other: CellSums) -> _S:
-        if not isinstance(other, CellSums):
+    def __add__(self: _S, other: ScoreStatistics) -> _S:
+        if not isinstance(other, ScoreStatistics):
             return NotImplemented
         return self.merge(other)
 

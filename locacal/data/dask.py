@@ -9,9 +9,8 @@ one process:
 * each partition (a block of scores with its labels and weights) is validated
   (:func:`locacal._validation.check_scores_labels`: scores in [0, 1], binary labels, weights;
   an error names the argument and the partition) and reduced to its cell sums, about 10 MB,
-  of the class the caller names (:class:`locacal.data.cells.CellSums` for the metrics of
-  :mod:`locacal.metrics._dispatch`, :class:`locacal._sufficient.ScoreStatistics` for the
-  LCS, the curves and the report);
+  (:class:`locacal.data.cells.ScoreStatistics`, for the metrics of
+  :mod:`locacal.metrics._dispatch`, the curves and the report);
 * the per-partition statistics merge by addition in a tree (:data:`SPLIT_EVERY` at a time),
   with ``dask.delayed``; :func:`dask.compute` runs the graph on the default scheduler, or on
   the ``dask.distributed`` client when one is active (:func:`statistics`);
@@ -30,16 +29,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 
 from locacal._validation import check_scores, check_scores_labels, is_dask, plain, warn
-from locacal.data.cells import CellSums
+from locacal.data.cells import ScoreStatistics
 
 __all__ = ["SPLIT_EVERY", "lazy_predict", "lazy_proba", "read_columns", "statistics"]
-
-_S = TypeVar("_S", bound=CellSums)
 
 #: How many partition statistics one task of the tree reduction merges.
 SPLIT_EVERY = 8
@@ -115,8 +112,8 @@ def _blocks(named: dict[str, Any]) -> list[list[Any]]:
     return [[parts[k][i] if k in parts else None for k in cols] for i in range(count)]
 
 
-def _partition_statistics(kind: type[_S], index: int, scores: Any, labels: Any,
-                          weights: Any) -> _S | int | None:
+def _partition_statistics(index: int, scores: Any, labels: Any,
+                          weights: Any) -> ScoreStatistics | int | None:
     """Validate one partition and reduce it to its cell statistics (None when empty, the
     number of rows when all weigh zero); an error names the argument and the partition."""
     try:
@@ -128,16 +125,16 @@ def _partition_statistics(kind: type[_S], index: int, scores: Any, labels: Any,
                                 == np.size(scores) else weights, warn_one_class=False,
                                 warn_class_predictions=False)
             return int(np.size(scores))
-        return kind.from_arrays(scores, labels, weights)
+        return ScoreStatistics.from_arrays(scores, labels, weights)
     except (ValueError, TypeError) as exc:
         raise type(exc)(f"{exc} (in partition {index} of the Dask input)") from None
 
 
-def _merge(*parts: CellSums | int | None) -> CellSums | int | None:
+def _merge(*parts: ScoreStatistics | int | None) -> ScoreStatistics | int | None:
     """Merge partition statistics; ints count rows of weight zero."""
     total, dropped = None, 0
     for part in parts:
-        if isinstance(part, CellSums):
+        if isinstance(part, ScoreStatistics):
             total = part if total is None else total.merge(part)
         elif part is not None:
             dropped += part
@@ -146,29 +143,30 @@ def _merge(*parts: CellSums | int | None) -> CellSums | int | None:
     return replace(total, zero_weight_rows=total.zero_weight_rows + dropped)
 
 
-def statistics(scores: Any, labels: Any, weights: Any = None, *, kind: type[_S],
-               names: tuple[str, str, str] = ("scores", "labels", "weights")) -> _S:
-    """The merged cell sums (of class ``kind``, a :class:`~locacal.data.cells.CellSums`) of
-    Dask (or mixed Dask and in-memory) inputs, computed partition by partition
-    (``kind.from_arrays``) and merged in a tree; then the warnings of the in-memory path (one
-    class, all scores equal, class predictions) on the whole."""
+def statistics(scores: Any, labels: Any, weights: Any = None, *,
+               names: tuple[str, str, str] = ("scores", "labels", "weights")
+               ) -> ScoreStatistics:
+    """The merged cell sums (:class:`~locacal.data.cells.ScoreStatistics`) of Dask (or mixed
+    Dask and in-memory) inputs, computed partition by partition
+    (``ScoreStatistics.from_arrays``) and merged in a tree; then the warnings of the
+    in-memory path (one class, all scores equal, class predictions) on the whole."""
     import dask
 
     blocks = _blocks(dict(zip(names, (scores, labels, weights), strict=True)))
-    level = [dask.delayed(_partition_statistics)(kind, i, *b) for i, b in enumerate(blocks)]
+    level = [dask.delayed(_partition_statistics)(i, *b) for i, b in enumerate(blocks)]
     while len(level) > 1:
         level = [dask.delayed(_merge)(*level[i:i + SPLIT_EVERY])
                  for i in range(0, len(level), SPLIT_EVERY)]
     if not level:
         raise ValueError(f"{names[0]} is empty")
     (total,) = dask.compute(level[0])
-    if not isinstance(total, kind):
+    if not isinstance(total, ScoreStatistics):
         raise ValueError(f"{names[0]} is empty" if total is None else f"{names[2]} are all zero")
     _warn_like_memory(total, names)
     return total
 
 
-def _warn_like_memory(stats: CellSums, names: tuple[str, str, str]) -> None:
+def _warn_like_memory(stats: ScoreStatistics, names: tuple[str, str, str]) -> None:
     """The warnings of :func:`locacal._validation.check_scores_labels`, from the cells."""
     scores_name, labels_name, _ = names
     events, total = float(stats.wy.sum()), stats.total_weight

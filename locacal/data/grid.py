@@ -3,7 +3,7 @@
 Two grids, each chosen for its job (both kept, so that no number changes):
 
 * :data:`CELLS` = 100800 right-closed cells, those of the mergeable cell statistics
-  (:class:`locacal._sufficient.ScoreStatistics`, the Dask path): :data:`EDGES`,
+  (:class:`locacal.data.cells.ScoreStatistics`, the Dask path): :data:`EDGES`,
   :func:`cell_index`, the cell of an order statistic (:func:`order_stat_cells`) and the
   bracket of a nearest-neighbour radius from cumulative cell counts (:func:`nn_bracket`).
 * :data:`BINNED_CELLS` = 2^16 cells, those of the in-memory binned sums above their exact
@@ -96,7 +96,7 @@ def nn_bracket(t: np.ndarray, k: float, cum_count: np.ndarray
     """Bracket the nearest-neighbour radius h(t) (the distance to the k-th nearest
     score) from the cells: ``r_lo <= h <= r_hi``, and the cell ranges [a, b) lying
     inside [t - r_lo, t + r_lo] (``core``) and touching [t - r_hi, t + r_hi]
-    (``outer``); see :meth:`locacal._sufficient.ScoreStatistics.local_constant`."""
+    (``outer``); see :func:`locacal.localfit.cells_local_fit`."""
 
     def touching(r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         lo = np.clip(np.ceil(CELLS * (t - r)) - 1, 0, CELLS - 1).astype(np.intp)
@@ -233,7 +233,7 @@ def reflected_sum_from_mass(points: np.ndarray, mass: np.ndarray, bandwidth: flo
     """The reflected kernel sum of masses on the ``cells + 1`` nodes k / cells of [0, 1] (a
     linear binning), at ``points``: the convolution step of
     :func:`locacal.density._binned_gauss_sum`, also used by the mergeable statistics of
-    :mod:`locacal._sufficient` and the LCS without sorting
+    :mod:`locacal.localfit._cells` and the LCS without sorting
     (:func:`locacal.metrics.lcs_wmse.lcs_unsorted`).
 
     Only the nodes on either side of each point are needed for the interpolation; when they

@@ -24,6 +24,11 @@ SortedSample           value only, ``many_points``      ``_direct`` while distin
                                                         h without nn: ``_segment``)
 =====================  ===============================  ===========================================
 
+The cell sums of a sample (:class:`~locacal.data.cells.ScoreStatistics`, the Dask path) have
+their own binned local fit, degree 0 or 1 with the rect or tricube kernel, each value with the
+bound on its distance to the exact fit: :func:`cells_local_fit` and its variance factor
+:func:`cells_variance_factor` (``_cells``).
+
 With the tree or R, the outputs other than the value (variance factor, counts) are the exact
 fit's (``_direct``), as the band of :class:`~locacal.curves.LocalRegressionCalibrator` states.
 ``many_points`` keeps each caller's numbers bit for bit: the calibrators' ``predict`` sets it
@@ -43,6 +48,8 @@ import numpy as np
 
 from locacal._validation import check_choice, warn
 from locacal.data.sample import SortedSample, sort_sample
+from locacal.localfit._cells import local_fit as cells_local_fit
+from locacal.localfit._cells import local_variance_factor as cells_variance_factor
 from locacal.localfit._direct import SEQUENTIAL_BUDGET, LocalParams, fit_points
 from locacal.localfit._gauss import kernel_regression, kernel_var_factor
 from locacal.localfit._influence import block_cache, fit_at_data
@@ -56,8 +63,8 @@ from locacal.localfit._window import KERNELS, effective_count, warn_if_widened
 
 __all__ = ["BACKENDS", "EVALUATIONS", "KERNELS", "MAX_MAXK", "OUTPUTS",
            "STRUCTURES", "GaussianKernel", "LocalFits", "LocalParams", "NearestMean",
-           "check_maxk", "effective_count", "fit", "local_params", "resamples",
-           "warn_if_widened", "warn_undefined"]
+           "cells_local_fit", "cells_variance_factor", "check_maxk", "effective_count", "fit",
+           "local_params", "resamples", "warn_if_widened", "warn_undefined"]
 
 STRUCTURES = ("exact", "tree")
 BACKENDS = ("native", "locfit")

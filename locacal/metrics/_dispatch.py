@@ -4,7 +4,7 @@ A public metric ``f(scores, labels, *, weights=None, **options)`` decorated with
 :func:`dask_input` runs as written on in-memory data. When ``scores``, ``labels`` or
 ``weights`` is a Dask collection (:func:`locacal._validation.has_dask`), its options are
 checked first (``check``, before the pass over the data), the data are reduced partition by
-partition to :class:`locacal.data.cells.CellSums` or the subclass the metric names
+partition to :class:`locacal.data.cells.ScoreStatistics`
 (:func:`locacal.data.dask.statistics`: the column is never gathered) and the metric's cell
 version ``cells_version(cells, **options)`` gives the value, within the bound its docstring
 states.
@@ -18,20 +18,16 @@ from collections.abc import Callable
 from typing import Any
 
 from locacal._validation import has_dask
-from locacal.data.cells import CellSums
 from locacal.data.dask import statistics
 
 __all__ = ["dask_input"]
 
 
 def dask_input(cells_version: Callable[..., float], *,
-               check: Callable[..., dict[str, Any]] | None = None,
-               kind: type[CellSums] = CellSums
+               check: Callable[..., dict[str, Any]] | None = None
                ) -> Callable[[Callable[..., float]], Callable[..., float]]:
     """Decorate a metric so that Dask input goes to ``cells_version`` (see the module
-    docstring); ``check(**options)`` validates the options and returns them; ``kind`` is the
-    class of the cell sums the version reads (a subclass when it needs more than the sums:
-    :class:`locacal._sufficient.ScoreStatistics` for the LCS's binned local fit)."""
+    docstring); ``check(**options)`` validates the options and returns them."""
 
     def decorate(metric: Callable[..., float]) -> Callable[..., float]:
         signature = inspect.signature(metric)
@@ -47,7 +43,7 @@ def dask_input(cells_version: Callable[..., float], *,
             weights = options.pop("weights")
             if check is not None:
                 options = check(**options)
-            return cells_version(statistics(scores, labels, weights, kind=kind), **options)
+            return cells_version(statistics(scores, labels, weights), **options)
 
         return wrapper
 

@@ -22,7 +22,7 @@ from locacal._validation import (
     warn,
 )
 from locacal.data.bins import DEFAULT_BINS, STRATEGIES, BinStatistics
-from locacal.data.cells import CellSums
+from locacal.data.cells import ScoreStatistics
 from locacal.data.grid import CELLS, edge_index
 from locacal.metrics._dispatch import dask_input
 from locacal.metrics._prepared import PreparedSample, prepare
@@ -77,15 +77,15 @@ def _check_cell_bins(bins: Any, strategy: str) -> dict[str, Any]:
     return {"bins": bins, "strategy": strategy}
 
 
-def ece_cells(cells: CellSums, *, bins: int = 10, strategy: str = "quantile") -> float:
+def ece_cells(cells: ScoreStatistics, *, bins: int = 10, strategy: str = "quantile") -> float:
     """:func:`ece` from cell sums: uniform bins exactly (``bins`` must divide the 100800
-    cells, :meth:`~locacal.data.cells.CellSums.uniform_bins`), quantile bins cut at cell
-    edges within the bound of :meth:`~locacal.data.cells.CellSums.quantile_bins`."""
+    cells, :meth:`~locacal.data.cells.ScoreStatistics.uniform_bins`), quantile bins cut at cell
+    edges within the bound of :meth:`~locacal.data.cells.ScoreStatistics.quantile_bins`."""
     stats = cells.uniform_bins(bins) if strategy == "uniform" else cells.quantile_bins(bins)[0]
     return ece_from_bins(stats)
 
 
-def ece_thresholded_with_bound(stats: CellSums, threshold: float = 0.5,
+def ece_thresholded_with_bound(stats: ScoreStatistics, threshold: float = 0.5,
                                bins: int = DEFAULT_BINS) -> tuple[float, float]:
     """The slides' thresholded ECE (:func:`locacal.metrics.ece_thresholded`, quantile
     bins) from the cells, and the bound on its distance to the in-memory value.
@@ -94,7 +94,7 @@ def ece_thresholded_with_bound(stats: CellSums, threshold: float = 0.5,
     J or above, or it sits exactly on EDGES[J] (the top of cell J - 1, kept in the edge
     sums); so the weight of correct predictions per cell is sum w y above and
     sum w (1 - y) below, exactly. The bins are those of
-    :meth:`~locacal.data.cells.CellSums.quantile_bins` and, since each row's
+    :meth:`~locacal.data.cells.ScoreStatistics.quantile_bins` and, since each row's
     w (1{correct} - s) lies in [-w, w] as w (y - s) does, the bound is the ECE's (see
     there). NaN (bound NaN) when the threshold is not a cell edge.
     """
@@ -109,7 +109,7 @@ def ece_thresholded_with_bound(stats: CellSums, threshold: float = 0.5,
     return float(np.abs(gap).sum()) / stats.total_weight, error
 
 
-def brier_decomposition_cells(cells: CellSums, bins: int = 10) -> BrierDecomposition:
+def brier_decomposition_cells(cells: ScoreStatistics, bins: int = 10) -> BrierDecomposition:
     """Brier = calibration + refinement + within-bin on ``bins`` uniform bins, exactly
     (:class:`BrierDecomposition`; Murphy & Winkler 1984) from cell sums.
 
@@ -169,7 +169,7 @@ def ece(scores: Any, labels: Any, *, weights: Any = None, bins: int = 10,
         How bins are formed. With Dask input (:mod:`locacal.data.dask`, :func:`ece_cells`)
         uniform bins are exact (``bins`` must divide 100800), quantile bins are cut at the
         cell holding each break, within the bound of
-        :meth:`locacal.data.cells.CellSums.quantile_bins`, and adaptive bins are refused.
+        :meth:`locacal.data.cells.ScoreStatistics.quantile_bins`, and adaptive bins are refused.
     """
     return ece_from_bins(prepare(scores, labels, weights).bin_statistics(strategy, bins))
 

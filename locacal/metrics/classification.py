@@ -21,7 +21,7 @@ from locacal._validation import (
     public_api,
     warn,
 )
-from locacal.data.cells import CellSums
+from locacal.data.cells import ScoreStatistics
 from locacal.data.grid import CELLS
 from locacal.metrics._dispatch import dask_input
 from locacal.metrics._prepared import Confusion, PreparedSample, prepare
@@ -33,7 +33,7 @@ def _mean(values: np.ndarray, weights: np.ndarray | None) -> float:
     return float(np.mean(values) if weights is None else np.average(values, weights=weights))
 
 
-def brier_cells(cells: CellSums) -> float:
+def brier_cells(cells: ScoreStatistics) -> float:
     """:func:`brier_score` from cell sums: exact (the sum w (y - s)^2 is kept, not binned)."""
     return cells.brier_sum / cells.total_weight
 
@@ -146,7 +146,7 @@ def auc(scores: Any, labels: Any, *, weights: Any = None) -> float:
     return auc_from_sample(prepare(scores, labels, weights, warn_one_class=False))
 
 
-def auc_with_bound(stats: CellSums) -> tuple[float, float]:
+def auc_with_bound(stats: ScoreStatistics) -> tuple[float, float]:
     """The AUC (Mann-Whitney, ties one half) from the cells, and a bound.
 
     Positives weigh P_c = sum w y and negatives N_c = sum w (1 - y) in cell c; pairs in
@@ -169,7 +169,7 @@ def auc_with_bound(stats: CellSums) -> tuple[float, float]:
     return value, 0.5 * within / (total_pos * total_neg)
 
 
-def confusion_cells(stats: CellSums, threshold: float) -> tuple[float, float, float, float]:
+def confusion_cells(stats: ScoreStatistics, threshold: float) -> tuple[float, float, float, float]:
     """(TP, FN, TN, FP) weights for the prediction s >= threshold, exact when the threshold
     is a cell edge (any multiple of 1/100800: 0.5, 0.3, 1/3, ...)."""
     j = round(threshold * CELLS)

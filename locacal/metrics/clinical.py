@@ -49,7 +49,7 @@ from locacal._validation import (
     warn,
 )
 from locacal.curves._logistic import fisher_information, fit_logistic
-from locacal.data.cells import CellSums
+from locacal.data.cells import ScoreStatistics
 from locacal.metrics._r_lowess import r_lowess_fit
 
 __all__ = [
@@ -480,7 +480,7 @@ def spiegelhalter_z(scores: Any, labels: Any, *, weights: Any = None) -> Spiegel
     return SpiegelhalterResult(z, float(2.0 * stats.norm.sf(abs(z))))
 
 
-def spiegelhalter_z_cells(cells: CellSums) -> float:
+def spiegelhalter_z_cells(cells: ScoreStatistics) -> float:
     """Spiegelhalter's z (:func:`spiegelhalter_z`'s statistic) from cell sums, exactly: the
     kept sums sum w (y - s)(1 - 2 s) and sum w^2 (1 - 2 s)^2 s (1 - s) (the in-memory weights
     are divided by their largest, a scale that cancels in z). NaN with the same warning when

@@ -18,7 +18,7 @@ import pandas as pd
 from sklearn.isotonic import isotonic_regression
 
 from locacal._validation import check_scores_labels, positive_weight_rows, public_api
-from locacal.data.cells import CellSums
+from locacal.data.cells import ScoreStatistics
 from locacal.data.sample import sort_sample
 from locacal.metrics.classification import brier_cells
 
@@ -129,7 +129,7 @@ def corp_from_sorted(s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> pd.S
                      index=list(CORP_TERMS), name="corp")
 
 
-def corp_with_bound(stats: CellSums) -> tuple[dict[str, float], float]:
+def corp_with_bound(stats: ScoreStatistics) -> tuple[dict[str, float], float]:
     """CORP's ``mcb``, ``dsc`` and ``unc`` (:func:`locacal.metrics.corp_decomposition`) from
     the cells, and the bound on the distance of ``mcb`` and ``dsc`` to the exact ones.
 

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from locacal._validation import check_scores_labels, positive_weight_rows, public_api
-from locacal.data.cells import LOG_LOSS_EPS, CellSums
+from locacal.data.cells import LOG_LOSS_EPS, ScoreStatistics
 
 __all__ = ["LOG_LOSS_EPS", "log_loss"]
 
@@ -45,7 +45,7 @@ def log_loss(scores: Any, labels: Any, *, weights: Any = None) -> float:
     return float(np.average(losses, weights=w))
 
 
-def log_loss_cells(cells: CellSums) -> float:
+def log_loss_cells(cells: ScoreStatistics) -> float:
     """:func:`log_loss` from cell sums, exactly: -sum w [y log s~ + (1 - y) log(1 - s~)] / sum w
     from the kept log-score sum (the same clipping of s to [eps, 1 - eps]); the scale of the
     weights cancels."""

@@ -24,9 +24,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from locacal._sufficient import ScoreStatistics
 from locacal._validation import plain, public_api, warn
 from locacal.data.bins import DEFAULT_BINS
+from locacal.data.cells import ScoreStatistics
 from locacal.data.grid import CELLS, edge_index
 from locacal.localfit import local_params
 from locacal.metrics._prepared import PreparedSample, prepare
@@ -55,7 +55,13 @@ from locacal.metrics.clinical import (
 )
 from locacal.metrics.corp import corp_from_sorted, corp_with_bound
 from locacal.metrics.divergence import kl_divergence
-from locacal.metrics.lcs_wmse import lcs_of_sample, wmse, wmse_of_sample, wmse_with_bound
+from locacal.metrics.lcs_wmse import (
+    lcs_of_sample,
+    lcs_with_bound,
+    wmse,
+    wmse_of_sample,
+    wmse_with_bound,
+)
 from locacal.metrics.log_score import log_loss, log_loss_cells
 from locacal.metrics.smooth_ece import smece
 
@@ -205,7 +211,7 @@ def _rows(cells: CellSample) -> tuple[float, float]:
 
 def _quantile_bins(cells: CellSample) -> Any:
     """The 10 quantile bins cut at cell edges and the ECE's bound
-    (:meth:`~locacal.data.cells.CellSums.quantile_bins`), shared by the ECE and QMSE."""
+    (:meth:`~locacal.data.cells.ScoreStatistics.quantile_bins`), shared by the ECE and QMSE."""
     return cells.once("quantile_bins", lambda stats: stats.quantile_bins(DEFAULT_BINS))
 
 
@@ -294,7 +300,7 @@ _TABLE = (
     Metric("lcs", _lcs, _L, False,
            "Local Calibration Score: density-weighted squared gap between a local-regression "
            "calibration curve and the diagonal", f"{_SLIDES}, eq. (5)",
-           cells=lambda c: c.stats.lcs_with_bound()),
+           cells=lambda c: lcs_with_bound(c.stats)),
     Metric("ece", lambda s: ece_from_bins(s.bin_statistics("quantile", 10)), _L, False,
            "expected calibration error: mean absolute gap between mean event and mean score "
            "on 10 quantile bins", "Naeini, Cooper & Hauskrecht (2015)",
@@ -456,10 +462,10 @@ def evaluate_cells(metrics: Iterable[str], stats: ScoreStatistics, *,
           ``specificity``: exact when the threshold is a cell edge (a multiple of 1 / 100800,
           as 0.5 is), NaN with a warning otherwise;
         * ``ece``, ``qmse``: 10 quantile bins cut at cell edges, the ECE within the bound of
-          :meth:`~locacal.data.cells.CellSums.quantile_bins` (QMSE: NaN bound, the rows of
+          :meth:`~locacal.data.cells.ScoreStatistics.quantile_bins` (QMSE: NaN bound, the rows of
           the cut cells move it by a similar share); ``ece_thresholded``:
           :func:`~locacal.metrics.binned.ece_thresholded_with_bound`;
-        * ``lcs``: :meth:`~locacal._sufficient.ScoreStatistics.lcs_with_bound` and ``wmse``:
+        * ``lcs``: :func:`~locacal.metrics.lcs_wmse.lcs_with_bound` and ``wmse``:
           :func:`~locacal.metrics.lcs_wmse.wmse_with_bound` (their curve parts; the
           density adds a relative 1e-6); ``auc``:
           :func:`~locacal.metrics.classification.auc_with_bound`;

@@ -15,7 +15,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from locacal._sufficient import ScoreStatistics
 from locacal._validation import (
     check_bool,
     check_level,
@@ -147,7 +146,7 @@ def _dask_report(scores: Any, labels: Any, weights: Any, true_p: Any, threshold:
     determine (:data:`CELL_COLUMNS`), NaN for the others (:data:`NOT_FROM_CELLS` says
     why)."""
     def one(model: Any) -> pd.Series:
-        cells = statistics(model, labels, weights, kind=ScoreStatistics)
+        cells = statistics(model, labels, weights)
         return evaluate_cells(columns, cells, threshold=threshold)[0]
 
     if ci:
