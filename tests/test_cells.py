@@ -1,5 +1,5 @@
 """Curves, calibrators and report columns read off cell statistics
-(BaseCalibrator.from_statistics, the registry's cell versions and localfit.cells_local_fit)
+(BaseCalibrator.from_statistics, the registry's cell versions and localfit.fit of the cells)
 against the exact in-memory results, within the stated bounds."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from locacal.curves.curve import slides_grid
 from locacal.curves.local import DEFAULT_LOCAL, SLIDES_LOCAL, LocalRegressionCalibrator
 from locacal.data.cells import ScoreStatistics
 from locacal.data.sample import sort_sample
-from locacal.localfit import cells_local_fit, cells_variance_factor, fit, local_params
+from locacal.localfit import fit, local_params
 from locacal.localfit._direct import fit_points
 from locacal.metrics.binned import brier_decomposition_cells, ece_thresholded_with_bound
 from locacal.metrics.classification import auc_with_bound
@@ -53,7 +53,8 @@ def test_binned_local_fit_within_its_bound(sample, degree, kernel, nn):
     s, y, w, stats = sample
     grid = slides_grid(s if w is None else s[w > 0], 100)
     exact = _exact_fit(s, y, w, grid, degree, nn, kernel)
-    binned, bound = cells_local_fit(stats, grid, degree, nn, kernel)
+    fits = fit(stats, grid, local_params(degree, nn, None, kernel), outputs=("value", "bound"))
+    binned, bound = fits.value, fits.bound
     err = np.abs(binned - exact)
     # the degree-1 bound is first order in eps: allow 10 % beyond it (measured err / bound
     # at most 0.34 at n = 1e5, 0.4 here)
@@ -79,11 +80,26 @@ def test_lcs_of_other_fits_within_bound(sample, degree, kernel):
 def test_local_fit_refuses_other_settings(sample):
     stats = sample[3]
     with pytest.raises(ValueError, match="degree 0 or 1"):
-        cells_local_fit(stats, np.array([0.5]), 2, 0.15, "rect")
+        fit(stats, np.array([0.5]), local_params(2, 0.15, None, "rect"))
     with pytest.raises(ValueError, match="kernel"):
-        cells_local_fit(stats, np.array([0.5]), 0, 0.15, "gauss")
+        fit(stats, np.array([0.5]), local_params(0, 0.15, None, "gauss"))
     with pytest.raises(ValueError, match="degree"):
         LocalRegressionCalibrator.from_statistics(stats, degree=2)
+
+
+def test_fit_of_cells_refuses_what_the_binned_fit_lacks(sample):
+    """fit(ScoreStatistics, ...) names the outputs and settings the binned fit cannot give;
+    the bound is refused for in-memory data, whose fit is exact."""
+    s, y, _, stats = sample
+    point = np.array([0.5])
+    with pytest.raises(ValueError, match=r"outputs: \['count'\]"):
+        fit(stats, point, local_params(1, 0.15, None, "tricube"), outputs=("value", "count"))
+    with pytest.raises(ValueError, match="span nn"):
+        fit(stats, point, local_params(0, 0.15, 0.1, "rect"))
+    with pytest.raises(ValueError, match="backend='locfit'"):
+        fit(stats, point, local_params(0, 0.15, None, "rect"), backend="locfit")
+    with pytest.raises(ValueError, match="'bound'"):
+        fit(sort_sample(s, y, None), point, local_params(), outputs=("bound",))
 
 
 def test_from_statistics_refuses_what_the_cells_cannot_serve(sample):
@@ -331,7 +347,8 @@ def test_cell_local_calibrator_defaults_to_the_memory_curve(sample):
     cal = LocalRegressionCalibrator.from_statistics(stats)
     assert {k: cal.get_params()[k] for k in DEFAULT_LOCAL} == dict(DEFAULT_LOCAL)
     grid = slides_grid(s if w is None else s[w > 0], 100)
-    estimate, bound = cells_local_fit(stats, grid, **DEFAULT_LOCAL)
+    fits = fit(stats, grid, local_params(**DEFAULT_LOCAL), outputs=("value", "bound"))
+    estimate, bound = fits.value, fits.bound
     np.testing.assert_allclose(cal.predict(grid), np.clip(estimate, 0, 1), rtol=1e-12)
     curve = cal.curve()
     memory = locacal.calibration_curve(s, y, weights=w)
@@ -357,7 +374,8 @@ def test_variance_factor_close_to_exact(sample, degree, kernel, nn):
     exact_sample = sort_sample(s[keep], y[keep], None if w is None else w[keep])
     grid = slides_grid(s[keep], 100)
     exact = fit_points(exact_sample, grid, local_params(degree, nn, None, kernel)).var_factor
-    got = cells_variance_factor(stats, grid, degree, nn, kernel)
+    got = fit(stats, grid, local_params(degree, nn, None, kernel),
+              outputs=("var_factor",)).var_factor
     # measured at most 2.7e-3 (degree 1, rect, weighted, nn = 0.05), 5e-4 for tricube
     assert np.max(np.abs(got / exact - 1.0)) < 5e-3
     if (degree, kernel) == (0, "rect") and w is None:

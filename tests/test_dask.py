@@ -16,7 +16,7 @@ import locacal
 from locacal.curves.binning import BinningCalibrator
 from locacal.curves.local import DEFAULT_LOCAL, SLIDES_LOCAL, LocalRegressionCalibrator
 from locacal.data.cells import ScoreStatistics
-from locacal.localfit import cells_local_fit
+from locacal.localfit import fit, local_params
 from locacal.metrics.binned import ece_from_bins
 from locacal.metrics.lcs_wmse import lcs_cells, lcs_with_bound, wmse_with_bound
 from locacal.metrics.registry import evaluate_cells
@@ -133,7 +133,7 @@ def test_curves(data, kind):
     assert {k: local.params[k] for k in DEFAULT_LOCAL} == dict(DEFAULT_LOCAL)
     expected = LocalRegressionCalibrator.from_statistics(stats).curve()
     np.testing.assert_allclose(local.estimate, expected.estimate, rtol=1e-10)
-    _, bound = cells_local_fit(stats, local.grid, **DEFAULT_LOCAL)
+    bound = fit(stats, local.grid, local_params(**DEFAULT_LOCAL), outputs=("bound",)).bound
     exact = locacal.calibration_curve(s, y, grid=local.grid)
     assert np.all(np.abs(local.estimate - exact.estimate) <= bound + 1e-13)
     # its pointwise band: the in-memory one up to the estimate's error and the binned
@@ -143,7 +143,7 @@ def test_curves(data, kind):
     np.testing.assert_allclose(local.upper, exact.upper, atol=1e-4)
     # the slides' curve on request, against its in-memory counterpart
     slides = locacal.calibration_curve(ds, dy, **SLIDES_LOCAL)
-    _, bound = cells_local_fit(stats, slides.grid, **SLIDES_LOCAL)
+    bound = fit(stats, slides.grid, local_params(**SLIDES_LOCAL), outputs=("bound",)).bound
     exact = locacal.calibration_curve(s, y, grid=slides.grid, **SLIDES_LOCAL)
     assert np.all(np.abs(slides.estimate - exact.estimate) <= bound + 1e-13)
     assert local.method == "local"

@@ -23,7 +23,7 @@ from locacal.density import (
     reflected_kde_values,
     reflected_quartiles_cells,
 )
-from locacal.localfit import cells_local_fit, fit, local_params
+from locacal.localfit import fit, local_params
 from locacal.metrics.binned import calib_mse_from_bins, ece_cells, ece_from_bins
 from locacal.metrics.classification import brier_cells
 from locacal.metrics.lcs_wmse import lcs_cells, lcs_with_bound
@@ -139,7 +139,8 @@ def test_local_constant_within_its_bound(sample, nn):
     grid = slides_grid(s[keep], 100)
     exact = fit(sort_sample(s[keep], y[keep], None if w is None else w[keep]),
                 grid, local_params(0, nn, None, "rect")).value
-    binned, bound = cells_local_fit(stats, grid, 0, nn, "rect")
+    fits = fit(stats, grid, local_params(0, nn, None, "rect"), outputs=("value", "bound"))
+    binned, bound = fits.value, fits.bound
     err = np.abs(binned - exact)
     assert np.all(err <= bound * (1 + 1e-9) + 1e-14)
     # the bound is about 2 delta f(t) / nn: not vacuous (measured max 1.2e-4 at nn = 0.15)

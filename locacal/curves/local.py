@@ -59,8 +59,6 @@ from locacal.localfit import (
     BACKENDS,
     EVALUATIONS,
     LocalFits,
-    cells_local_fit,
-    cells_variance_factor,
     check_maxk,
     fit,
     local_params,
@@ -174,12 +172,12 @@ class LocalRegressionCalibrator(BaseCalibrator):
     From cell statistics (:meth:`from_statistics`, Dask input; ``degree`` 0 or 1, ``kernel``
     ``"rect"`` or ``"tricube"``, a span ``nn``, ``evaluation="exact"``, the native backend)
     the map at a point is the binned local fit
-    :func:`locacal.localfit.cells_local_fit`, within its stated bound of the
+    :func:`locacal.localfit.fit` reads off the cells, within its stated bound of the
     exact fit with the same ``degree``, ``nn`` and ``kernel``, clipped with ``clip``. It
     costs O(cells in the window) per distinct point: meant for curves and moderate numbers
     of new scores. The pointwise band is the binomial interval above, at the effective size
     of the binned fit's smoother weights
-    (:func:`~locacal.localfit.cells_variance_factor`), around the clipped
+    (its ``var_factor``), around the clipped
     estimate; ``counts`` are the rows within the window's cells, at most ``floor(n nn)``.
 
     Rows of weight zero are dropped before the fit (they are not in the sample). The other
@@ -261,13 +259,16 @@ class LocalRegressionCalibrator(BaseCalibrator):
                    backend=self.backend, maxk=self.maxk, many_points=many_points,
                    cache=self.structures_)
 
+    def _cell_fits(self, points: np.ndarray, outputs: tuple[str, ...]) -> LocalFits:
+        """The binned fit from the cells (:meth:`from_statistics`)."""
+        return fit(self.cells_, points, local_params(self.degree, self.nn, None, self.kernel),
+                   outputs=outputs)
+
     def _raw(self, s: np.ndarray) -> np.ndarray:
         """Unclipped fitted map at validated scores."""
         if self.cells_ is not None:
             points, inverse = np.unique(s, return_inverse=True)
-            estimate, _ = cells_local_fit(self.cells_, points, self.degree, self.nn,
-                                          self.kernel)
-            return estimate[inverse]
+            return self._cell_fits(points, ("value",)).value[inverse]
         return self._fits(s, many_points=True).value
 
     def _finish(self, raw: np.ndarray) -> np.ndarray:
@@ -298,8 +299,7 @@ class LocalRegressionCalibrator(BaseCalibrator):
     def _pointwise_band(self, grid: np.ndarray, estimate: np.ndarray, level: float,
                         interval: str) -> tuple[np.ndarray, np.ndarray]:
         """The band of the fit from cells (the base class's ``_tabulate``)."""
-        var_factor = cells_variance_factor(self.cells_, grid, self.degree, self.nn,
-                                                       self.kernel)
+        var_factor = self._cell_fits(grid, ("var_factor",)).var_factor
         return proportion_band(estimate, var_factor, level, interval)
 
     def _counts(self, grid: np.ndarray) -> np.ndarray:

@@ -14,7 +14,7 @@ to the order of summation. The sums also give the uniform bins exactly
 What is read off the sums is beside the in-memory version of each, with its bound: the
 metrics' cell versions (``*_cells``, ``*_with_bound`` in :mod:`locacal.metrics`), the
 reflected density (:func:`locacal.density.reflected_kde_cells`), the binned local fits
-(:func:`locacal.localfit.cells_local_fit`) and the LCS
+(:func:`locacal.localfit.fit` of the cells) and the LCS
 (:func:`locacal.metrics.lcs_wmse.lcs_with_bound`).
 """
 
@@ -107,7 +107,7 @@ class ScoreStatistics:
     w2s, w2s2 : ndarray, shape (CELLS,)
         Per cell: sum w^2 s and sum w^2 s^2 (equal to ws and ws2 without weights); with
         weight_sq, the variance of a binned local-linear fit
-        (:func:`locacal.localfit.cells_variance_factor`).
+        (output ``"var_factor"`` of :func:`locacal.localfit.fit` of the cells).
     edge_count, edge_weight, edge_weight_sq, edge_wy, edge_ws : ndarray, shape (CELLS + 1,)
         The same sums over the rows whose score equals the edge EDGES[j] exactly (they are
         also counted in cell j - 1, whose top they are). A uniform bin edge of

@@ -96,7 +96,7 @@ def nn_bracket(t: np.ndarray, k: float, cum_count: np.ndarray
     """Bracket the nearest-neighbour radius h(t) (the distance to the k-th nearest
     score) from the cells: ``r_lo <= h <= r_hi``, and the cell ranges [a, b) lying
     inside [t - r_lo, t + r_lo] (``core``) and touching [t - r_hi, t + r_hi]
-    (``outer``); see :func:`locacal.localfit.cells_local_fit`."""
+    (``outer``); see the binned fit of :func:`locacal.localfit.fit`."""
 
     def touching(r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         lo = np.clip(np.ceil(CELLS * (t - r)) - 1, 0, CELLS - 1).astype(np.intp)

@@ -22,12 +22,15 @@ SortedSample           value only, ``many_points``      ``_direct`` while distin
                                                         <= SEQUENTIAL_BUDGET, else in-block
                                                         prefix sums (``_many``; Gaussian or
                                                         h without nn: ``_segment``)
+ScoreStatistics        LocalParams (degree 0 or 1,      binned local fit from the cell sums, with
+                       rect or tricube, a span nn)      its ``bound`` and ``var_factor``
+                                                        (``_cells``)
 =====================  ===============================  ===========================================
 
-The cell sums of a sample (:class:`~locacal.data.cells.ScoreStatistics`, the Dask path) have
-their own binned local fit, degree 0 or 1 with the rect or tricube kernel, each value with the
-bound on its distance to the exact fit: :func:`cells_local_fit` and its variance factor
-:func:`cells_variance_factor` (``_cells``).
+The cell sums of a sample (:class:`~locacal.data.cells.ScoreStatistics`, the Dask path) are
+served by their own binned local fit, each value with the bound on its distance to the exact
+fit (output ``"bound"``); only ``"value"``, ``"bound"`` and ``"var_factor"`` are available
+there, with the exact native evaluation.
 
 With the tree or R, the outputs other than the value (variance factor, counts) are the exact
 fit's (``_direct``), as the band of :class:`~locacal.curves.LocalRegressionCalibrator` states.
@@ -47,9 +50,9 @@ from typing import Any, Literal
 import numpy as np
 
 from locacal._validation import check_choice, warn
+from locacal.data.cells import ScoreStatistics
 from locacal.data.sample import SortedSample, sort_sample
-from locacal.localfit._cells import local_fit as cells_local_fit
-from locacal.localfit._cells import local_variance_factor as cells_variance_factor
+from locacal.localfit._cells import local_fit, local_variance_factor
 from locacal.localfit._direct import SEQUENTIAL_BUDGET, LocalParams, fit_points
 from locacal.localfit._gauss import kernel_regression, kernel_var_factor
 from locacal.localfit._influence import block_cache, fit_at_data
@@ -63,12 +66,14 @@ from locacal.localfit._window import KERNELS, effective_count, warn_if_widened
 
 __all__ = ["BACKENDS", "EVALUATIONS", "KERNELS", "MAX_MAXK", "OUTPUTS",
            "STRUCTURES", "GaussianKernel", "LocalFits", "LocalParams", "NearestMean",
-           "cells_local_fit", "cells_variance_factor", "check_maxk", "effective_count", "fit",
+           "check_maxk", "effective_count", "fit",
            "local_params", "resamples", "warn_if_widened", "warn_undefined"]
 
 STRUCTURES = ("exact", "tree")
 BACKENDS = ("native", "locfit")
-OUTPUTS = ("value", "slope", "var_factor", "count", "bandwidth", "influence")
+OUTPUTS = ("value", "slope", "var_factor", "count", "bandwidth", "influence", "bound")
+#: What the binned fit from cell sums (``ScoreStatistics``) provides.
+CELL_OUTPUTS = ("value", "bound", "var_factor")
 
 
 @dataclass(frozen=True)
@@ -96,7 +101,8 @@ class LocalFits:
     weight; ``slope``; ``var_factor``: ``sum_i l_i(t)^2`` (Loader 1999, section 2.3);
     ``count``: rows with positive weight within h(t); ``bandwidth``: h(t); ``influence``:
     ``L_ii`` per sorted row (``points="data"``); ``unsplittable``: where R's locfit would
-    split its tree forever (``structure="tree"``).
+    split its tree forever (``structure="tree"``); ``bound``: the binned fit's bound on
+    |value - exact fit| (``ScoreStatistics`` input).
     """
 
     value: np.ndarray | None = None
@@ -105,6 +111,7 @@ class LocalFits:
     count: np.ndarray | None = None
     bandwidth: np.ndarray | None = None
     influence: np.ndarray | None = None
+    bound: np.ndarray | None = None
     unsplittable: tuple[float, ...] = ()
 
 
@@ -123,7 +130,7 @@ def warn_undefined(raw: np.ndarray, consequence: str = "the estimate is NaN ther
 Rows = tuple[np.ndarray, np.ndarray, Any]
 
 
-def fit(data: SortedSample | Rows, points: np.ndarray | Literal["data"],
+def fit(data: SortedSample | ScoreStatistics | Rows, points: np.ndarray | Literal["data"],
         params: LocalParams | NearestMean | GaussianKernel, *,
         outputs: tuple[str, ...] = ("value",), structure: str = "exact",
         backend: str = "native", maxk: int = 200, many_points: bool = False,
@@ -133,9 +140,11 @@ def fit(data: SortedSample | Rows, points: np.ndarray | Literal["data"],
 
     Parameters
     ----------
-    data : SortedSample or (scores, labels, weights)
-        Validated data: sorted once by :func:`~locacal.data.sample.sort_sample`, or the rows
-        in their own order (Gaussian kernel sums; the others sort them here).
+    data : SortedSample, ScoreStatistics or (scores, labels, weights)
+        Validated data: sorted once by :func:`~locacal.data.sample.sort_sample`, the rows
+        in their own order (Gaussian kernel sums; the others sort them here), or the cell
+        sums of a sample (binned fit: ``LocalParams`` of degree 0 or 1, rect or tricube,
+        a span ``nn``; outputs among ``"value"``, ``"bound"``, ``"var_factor"``).
     points : ndarray or "data"
         Validated evaluation points in [0, 1]; ``"data"``: every sorted row's own score.
     params : LocalParams, NearestMean or GaussianKernel
@@ -166,6 +175,11 @@ def fit(data: SortedSample | Rows, points: np.ndarray | Literal["data"],
     check_choice(structure, STRUCTURES, "structure")
     check_choice(backend, BACKENDS, "backend")
     cache = {} if cache is None else cache
+    if isinstance(data, ScoreStatistics):
+        return _from_cells(data, points, params, outputs, structure, backend)
+    if "bound" in outputs:
+        raise ValueError("outputs: 'bound' is the binned fit's, available from cell "
+                         "statistics (ScoreStatistics) only")
     if isinstance(params, GaussianKernel):
         scores, labels, weights = data
         return LocalFits(
@@ -197,6 +211,29 @@ def fit(data: SortedSample | Rows, points: np.ndarray | Literal["data"],
     if value is None:
         value = _many_points(sample, params, points, cache)
     return LocalFits(value, unsplittable=unsplittable)
+
+
+def _from_cells(cells: ScoreStatistics, points: np.ndarray, params: Any,
+                outputs: tuple[str, ...], structure: str, backend: str) -> LocalFits:
+    """The binned local fit read off the cell sums (``_cells``): value and bound, and the
+    variance factor of its smoother weights."""
+    other = sorted(set(outputs) - set(CELL_OUTPUTS))
+    if other:
+        raise ValueError(f"outputs: {other} are not available from cell statistics; choose "
+                         f"among {list(CELL_OUTPUTS)}")
+    if (not isinstance(params, LocalParams) or params.h is not None or params.nn is None
+            or structure != "exact" or backend != "native"):
+        raise ValueError("from cell statistics the local fit takes LocalParams with a span nn "
+                         "(no h), structure='exact' and backend='native'; got "
+                         f"params={params!r}, structure={structure!r}, backend={backend!r}")
+    value = bound = var_factor = None
+    if "value" in outputs or "bound" in outputs:
+        value, bound = local_fit(cells, points, params.degree, params.nn, params.kernel)
+    if "var_factor" in outputs:
+        var_factor = local_variance_factor(cells, points, params.degree, params.nn,
+                                           params.kernel)
+    return LocalFits(value=value if "value" in outputs else None,
+                     bound=bound if "bound" in outputs else None, var_factor=var_factor)
 
 
 def _cached(cache: dict, key: tuple, build: Any) -> Any:

@@ -3,8 +3,8 @@ ScoreStatistics`): the nearest-neighbour local mean (:func:`local_constant`), th
 polynomial of degree 0 or 1 with the rect or tricube kernel (:func:`local_fit`, as
 KernSmooth's ``locpoly`` but with each cell's exact moments) and its variance factor
 (:func:`local_variance_factor`), each with the bound on its distance to the exact fit stated
-on it. Public as :func:`locacal.localfit.cells_local_fit` and
-:func:`locacal.localfit.cells_variance_factor`."""
+on it. Reached through :func:`locacal.localfit.fit` with a ``ScoreStatistics`` as data
+(outputs ``"value"``, ``"bound"``, ``"var_factor"``)."""
 
 from __future__ import annotations
 

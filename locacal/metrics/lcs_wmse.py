@@ -40,7 +40,6 @@ from locacal.localfit import (
     EVALUATIONS,
     LocalParams,
     NearestMean,
-    cells_local_fit,
     fit,
     local_params,
     warn_undefined,
@@ -83,7 +82,7 @@ def lcs_with_bound(cells: ScoreStatistics, nn: float = 0.15,
     the part of its error due to the curve.
 
     With d_j the density weights, g~_j the binned curve (clipped) and eps_j its bound
-    (:func:`locacal.localfit.cells_local_fit`),
+    (:func:`locacal.localfit.fit` from the cells, output ``"bound"``),
     |(g~ - l)^2 - (g - l)^2| = |g~ - g| |g~ + g - 2 l| <= eps (2 |g~ - l| + eps), so
 
     .. math:: |\\widetilde{\\mathrm{LCS}} - \\mathrm{LCS}_{d}| \\le
@@ -97,7 +96,8 @@ def lcs_with_bound(cells: ScoreStatistics, nn: float = 0.15,
     """
     grid_size = check_grid_size(grid_size)
     grid = slides_grid(np.array([cells.min_score, cells.max_score]), grid_size)
-    estimate, eps = cells_local_fit(cells, grid, degree, nn, kernel)
+    fits = fit(cells, grid, local_params(degree, nn, None, kernel), outputs=("value", "bound"))
+    estimate, eps = fits.value, fits.bound
     g = np.clip(estimate, 0.0, 1.0)
     dens = reflected_kde_cells(cells, grid)
     gap = g - grid
@@ -300,7 +300,7 @@ def wmse_with_bound(stats: ScoreStatistics, nn: float = 0.15,
     m_c = W_c n+ / W; the counts without weights) and k = round(n+ nn), the exact mean at t
     is over the rows nearest to t of normalised weight exactly k (boundary ties shared).
     The radius h is bracketed from the cumulative masses as in
-    :func:`locacal.localfit.cells_local_fit` (degree 0, rect; r_lo < h <= r_hi): the
+    the binned fit of :func:`locacal.localfit.fit` (degree 0, rect; r_lo < h <= r_hi): the
     cells inside [t - r_lo, t + r_lo] (I, mass M_I, label mass Y_I) are wholly in the
     window, the rest of it, of mass a = k - M_I, lies in the ring R of cells touching
     [t - r_hi, t + r_hi] (mass M_R, label mass Y_R). The estimate takes the ring's share
