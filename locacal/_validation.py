@@ -601,6 +601,45 @@ def check_weights(weights: Any, n: int, name: str = "weights") -> np.ndarray | N
     return w
 
 
+def check_frequency_weights(frequency_weights: Any, n: int,
+                            name: str = "frequency_weights") -> np.ndarray | None:
+    """Validate optional frequency weights and return them as float64 counts.
+
+    A frequency weight is a count: a row with frequency weight ``f`` stands for ``f`` identical
+    observations (grouped data: a cell of policyholders or patients with its count), so every
+    result must equal the same call on the expanded rows. Unlike :func:`check_weights`, the
+    counts are not rescaled: their sum is the number of observations, which intervals, tests
+    and resampling use. A zero count drops the row.
+
+    Raises
+    ------
+    ValueError
+        Wrong length, NaN or infinite, negative, not a whole number, or all zero.
+    """
+    if frequency_weights is None:
+        return None
+    f = as_1d_float(frequency_weights, name)
+    if f.size != n:
+        raise ValueError(f"{name} has length {f.size} but scores have length {n}")
+    if (f < 0).any():
+        i = int(np.flatnonzero(f < 0)[0])
+        raise ValueError(f"{name} must be non-negative counts; position {i} holds "
+                         f"{float(f[i])!r}")
+    fractional = f != np.floor(f)
+    if fractional.any():
+        i = int(np.flatnonzero(fractional)[0])
+        raise ValueError(f"{name} must be whole numbers (a row stands for that many "
+                         f"observations); position {i} holds {float(f[i])!r}; use weights= "
+                         "for relative (exposure, survey) weights")
+    if (f >= 2.0**53).any():
+        i = int(np.flatnonzero(f >= 2.0**53)[0])
+        raise ValueError(f"{name} must be below 2^53 to count exactly; position {i} holds "
+                         f"{float(f[i])!r}")
+    if not f.any():
+        raise ValueError(f"{name} are all zero")
+    return f
+
+
 def check_scores_labels(
     scores: Any,
     labels: Any,

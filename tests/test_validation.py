@@ -82,3 +82,15 @@ def test_one_class_warns_and_gives_documented_results():
     assert b == pytest.approx(np.mean((1 - np.array(S)) ** 2))
     with pytest.warns(CalibrationWarning, match="AUC is undefined"):
         assert np.isnan(metrics.auc(S, [1, 1, 1, 1]))
+
+
+def test_check_frequency_weights_counts_and_errors():
+    from locacal._validation import check_frequency_weights
+
+    assert check_frequency_weights(None, 3) is None
+    np.testing.assert_array_equal(check_frequency_weights([3, 0, 1], 3), [3.0, 0.0, 1.0])
+    for bad, match in [([1, -1, 2], "non-negative"), ([1, 1.5, 2], "whole numbers"),
+                       ([0, 0, 0], "all zero"), ([1, 2], "length 2"),
+                       ([1, 2.0**53, 1], "2\\^53")]:
+        with pytest.raises(ValueError, match=match):
+            check_frequency_weights(bad, 3)
