@@ -25,6 +25,7 @@ from locacal._validation import (
     plain,
     public_api,
 )
+from locacal.data.groups import pop_by_column, split_by
 from locacal.plotting import new_axes
 
 if TYPE_CHECKING:
@@ -125,13 +126,17 @@ class ReliabilityDisplay:
         self.ax_: Axes | None = None
         self.hist_ax_: Axes | None = None
         self.figure_: Figure | None = None
+        #: With ``by=``: group -> the display of that group's rows (else None).
+        self.groups: dict[Any, ReliabilityDisplay] | None = None
+        #: With ``by=``: what the groups are called.
+        self.by: str | None = None
 
     @classmethod
     @public_api
     def from_predictions(cls, scores: Any, labels: Any, *, method: str = "local",
                          band: str | None = "pointwise", weights: Any = None,
                          name: str | None = None, ax: Axes | None = None, plot: bool = True,
-                         **params: Any) -> ReliabilityDisplay:
+                         by: Any = None, **params: Any) -> ReliabilityDisplay:
         """Fit the calibration curve of each score vector and (by default) draw them.
 
         Parameters
@@ -152,6 +157,11 @@ class ReliabilityDisplay:
             Where to draw (default: a new figure).
         plot : bool, default True
             Draw at once (as scikit-learn's displays do); False only computes.
+        by : array-like of shape (n,) or str, optional
+            A group per row (or a column name of a DataFrame ``scores``): the display then
+            also holds one display per group (``groups``), each equal to this call on the
+            group's rows, and :meth:`plot` draws them as small multiples (one panel per
+            group, the models overlaid in each; ``ax`` is then not used).
         pos_label : optional
             The positive class when ``labels`` are class names.
         **params
@@ -160,6 +170,8 @@ class ReliabilityDisplay:
         from locacal.curves import calibration_curve
 
         check_bool(plot, "plot")
+        if by is not None:
+            scores, by = pop_by_column(scores, by)
         models = _named_scores(scores, name)
         curves, kept, y = {}, {}, None
         for model, values in models.items():
@@ -170,6 +182,16 @@ class ReliabilityDisplay:
                                               **params)
             kept[model] = s
         display = cls(curves, kept, y)
+        if by is not None:
+            groups = split_by(by, y.size)
+            display.by = groups.name
+            display.groups = {
+                group: cls.from_predictions({m: v[rows] for m, v in kept.items()}, y[rows],
+                                            method=method, band=band,
+                                            weights=None if weights is None
+                                            else np.asarray(weights)[rows],
+                                            plot=False, **params)
+                for group, rows in groups}
         if plot:
             display.plot(ax=ax)
         return display
@@ -179,7 +201,7 @@ class ReliabilityDisplay:
     def from_estimator(cls, estimator: Any, X: Any, y: Any, *, method: str = "local",
                        band: str | None = "pointwise", weights: Any = None,
                        pos_label: Any = None, name: str | None = None,
-                       ax: Axes | None = None, plot: bool = True,
+                       ax: Axes | None = None, plot: bool = True, by: Any = None,
                        **params: Any) -> ReliabilityDisplay:
         """The calibration curves of fitted scikit-learn classifiers on ``(X, y)``.
 
@@ -192,7 +214,8 @@ class ReliabilityDisplay:
             Binary classifiers with ``predict_proba``; a dict ``{name: estimator}`` draws
             several on one Axes.
         X : array-like or DataFrame
-            Features of the evaluation sample (not the training one).
+            Features of the evaluation sample (not the training one). ``by`` may name one of
+            its columns.
         y : array-like
             Its classes.
         name : str, optional
@@ -210,8 +233,10 @@ class ReliabilityDisplay:
                                  f"({plain(positive)!r} and {label!r}); give pos_label")
             positive = label
             scores[str(model)] = np.asarray(est.predict_proba(X))[:, column]
+        if isinstance(by, str) and isinstance(X, pd.DataFrame) and by in X.columns:
+            by = X[by]
         return cls.from_predictions(scores, y, method=method, band=band, weights=weights,
-                                    pos_label=positive, ax=ax, plot=plot, **params)
+                                    pos_label=positive, ax=ax, plot=plot, by=by, **params)
 
     def plot(self, ax: Axes | None = None, *, band: bool = True, histogram: bool = True,
              bins: int = 30) -> Axes:
@@ -233,9 +258,20 @@ class ReliabilityDisplay:
         Returns
         -------
         Axes
-            The curves' Axes (also ``self.ax_``).
+            The curves' Axes (also ``self.ax_``). A display made with ``by=`` draws one
+            panel per group instead, without histograms, and returns the array of panels
+            (:func:`locacal.plotting.plot_curve_facets`; ``ax`` must then be None).
         """
-        from locacal.plotting import palette, plot_curve
+        from locacal.plotting import palette, plot_curve, plot_curve_facets
+
+        if self.groups is not None:
+            if ax is not None:
+                raise ValueError("a display by group draws its own grid of panels; call "
+                                 "plot() without ax")
+            panels = plot_curve_facets({g: d.curves for g, d in self.groups.items()},
+                                       band=band)
+            self.ax_, self.figure_, self.hist_ax_ = panels, panels[0].figure, None
+            return panels
 
         bins = check_bins(bins, max(v.size for v in self.scores.values()), default=30)
         ax = new_axes(ax, (5.0, 6.0) if histogram else (5.0, 5.0))
@@ -249,7 +285,12 @@ class ReliabilityDisplay:
     def to_frame(self) -> pd.DataFrame:
         """Every curve in one tidy table: ``model`` then the columns of
         :meth:`CalibrationCurve.to_frame <locacal.curves.curve.CalibrationCurve.to_frame>`
-        (``score, estimate, lower, upper, count, method``)."""
+        (``score, estimate, lower, upper, count, method``); by group, the groups' curves
+        with the group column first."""
+        if self.groups is not None:
+            table = pd.concat([d.to_frame().assign(**{self.by: g})
+                               for g, d in self.groups.items()], ignore_index=True)
+            return table[[self.by, *table.columns[:-1]]]
         frames = [c.to_frame().assign(model=name) for name, c in self.curves.items()]
         table = pd.concat(frames, ignore_index=True)
         return table[["model", *table.columns[:-1]]]
@@ -258,7 +299,11 @@ class ReliabilityDisplay:
         """One row per model (index ``model``): ``n``, ``events``, ``mean_score``,
         ``event_rate``, ``max_gap`` (the largest ``|ĝ(p) - p|`` on the curve's grid, a quick
         reading of the picture, not a calibrated metric: see
-        :func:`~locacal.calibration_report`) and ``method``."""
+        :func:`~locacal.calibration_report`) and ``method``; by group, one row per group and
+        model (index ``(group, model)``)."""
+        if self.groups is not None:
+            return pd.concat({g: d.summary() for g, d in self.groups.items()},
+                             names=[self.by, "model"])
         rows = {name: {"n": s.size, "events": float(self.labels.sum()),
                        "mean_score": float(s.mean()), "event_rate": float(self.labels.mean()),
                        "max_gap": float(np.max(np.abs(c.estimate - c.grid))),

@@ -155,3 +155,41 @@ def reliability_diagram(curve: Curve, scores: Any, labels: Any, *,
         top.set_title(title)
     fig.tight_layout()
     return top, bottom
+
+
+def facet_axes(count: int, *, columns: int = 4, size: float = 3.0) -> np.ndarray:
+    """A grid of ``count`` square Axes (small multiples), ``columns`` per row at most; the
+    unused cells of the last row are hidden. Returns the used Axes, flattened."""
+    import matplotlib.pyplot as plt
+
+    cols = max(1, min(columns, count))
+    rows = -(-count // cols)
+    _, axes = plt.subplots(rows, cols, figsize=(size * cols, size * rows), squeeze=False,
+                           sharex=True, sharey=True, layout="constrained")
+    flat = axes.ravel()
+    for ax in flat[count:]:
+        ax.set_visible(False)
+    return flat[:count]
+
+
+def plot_curve_facets(panels: Mapping[str, Mapping[str, Curve]], *, band: bool = True,
+                      columns: int = 4, highlight: Any = ()) -> np.ndarray:
+    """Small multiples: one panel per group (``panels``: group -> {model: curve}), the models
+    overlaid in each in the same colours, every panel on the diagonal of [0, 1]^2. The
+    panels named in ``highlight`` (e.g. the groups a test flags) get a red frame and title.
+    Returns the Axes."""
+    axes = facet_axes(len(panels), columns=columns)
+    flagged = set(highlight)
+    for ax, (group, curves) in zip(axes, panels.items(), strict=True):
+        for i, (name, curve) in enumerate(curves.items()):
+            plot_curve(curve, ax=ax, band=band, label=name, color=palette(i))
+        ax.set_title(str(group), color="#D55E00" if group in flagged else "black",
+                     fontsize="medium")
+        if group in flagged:
+            for spine in ax.spines.values():
+                spine.set_edgecolor("#D55E00")
+                spine.set_linewidth(2)
+        if len(curves) == 1 and ax.get_legend() is not None:
+            ax.get_legend().remove()
+        ax.label_outer()
+    return axes

@@ -82,6 +82,8 @@ LEVEL = (0.0, 1.0, 1.5, -0.1, "0.9", float("nan"))
 FRACTION = (-0.1, 1.5, "0.5", float("nan"))
 NN = (0.0, -0.1, 1.5, "0.5", float("nan"))
 SEED = ("bogus", -1, 1.5)
+#: bad groups (by=): too short, two-dimensional, a missing label
+BY = (["a", "b"], np.zeros((N, 2)), np.array(["a"] * (N - 1) + [None], dtype=object))
 
 
 def _params(**bad: tuple[Any, ...]) -> tuple[tuple[str, Any], ...]:
@@ -200,10 +202,10 @@ def _build_table() -> list[Row]:
         _metric(lc.calibration_errors, smoother=("nope", 1)),
         _metric(lc.calibration_intercept_slope, level=LEVEL),
         _metric(lc.calibration_test, statistic=("nope", 1), method=("nope",),
-                n_resamples=COUNT, seed=SEED),
+                n_resamples=COUNT, seed=SEED, by=BY),
         _metric(lc.calibration_report, threshold=FRACTION, clinical=("yes", 1),
                 extra=(["nope"], "brier", 3), ci=("yes", 1), n_boot=COUNT, level=LEVEL,
-                seed=SEED, true_p=(P[:-1], P + 1.0, P.astype(str), "x")),
+                seed=SEED, true_p=(P[:-1], P + 1.0, P.astype(str), "x"), by=BY),
         Row("true_mse", lambda scores, true_p, weights: lc.true_mse(scores, true_p,
                                                                     weights=weights),
             {"scores": S, "true_p": P, "weights": W},
@@ -220,7 +222,7 @@ def _build_table() -> list[Row]:
         # curves
         _metric(lc.calibration_curve, method=("nope", 1), band=("nope",), level=LEVEL,
                 interval=("nope",), n_boot=(0, 5, 2.5), seed=SEED, grid=([1.7], ["0.5"]),
-                nn=NN, degree=(5,), no_such_option=(1,)),
+                nn=NN, degree=(5,), no_such_option=(1,), by=BY),
         Row("make_calibrator", lambda method="platt", **kw: lc.make_calibrator(
             method, **kw).fit(S, Y), params=_params(method=("nope", 1, None),
                                                     no_such_option=(1,))),

@@ -224,3 +224,25 @@ simulated = locacal.calibration_report(
 #   interval containing 1, an ICI of about two percentage points. The scores can be read as
 #   probabilities where most of them lie; above 0.3 there are too few applications to say
 #   more.
+
+# %% [markdown]
+# ## Calibrated for every group? `by=`
+#
+# A score can be calibrated overall and off for one group of applicants. Every entry point
+# takes `by=`, one group label per row: here the applicant's race as HMDA records it
+# (`afam`), a question fair-lending reviews ask. Each group's result is the call on its rows;
+# `calibration_test(..., by=)` adds a family-wise p-value and p-values adjusted for the number
+# of groups (min-P, Westfall & Young 1993), and flags the groups below 5 %.
+
+# %%
+hmda_scores, hmda_labels = models["HMDA"]
+applicant = x_held["afam"].map({1.0: "African American", 0.0: "other"}).rename("applicant")
+by_group = locacal.calibration_test(hmda_scores, hmda_labels, by=applicant.to_numpy(), seed=1)
+by_group
+
+# %%
+panels = locacal.calibration_curve(hmda_scores, hmda_labels, by=applicant).plot()
+
+# %%
+(locacal.calibration_report(hmda_scores, hmda_labels, by=applicant, clinical=True)
+ [["applicant", "n", "lcs", "ici", "cal_intercept", "cal_slope"]])

@@ -14,6 +14,11 @@ with bootstrap intervals and null expectations) and their calibration curves
 * ``reliability.png``: the curves over the diagonal, and the score histogram by class of
   each score column.
 
+With ``--by COL`` (a column of group labels: sex, region, channel...), two more files:
+``groups.csv`` (the report of every group and score column, ``COL`` first, then the columns of
+metrics.csv) and ``groups.png`` (the curves by group), and the page gains a section with each
+group's calibration test, adjusted for the number of groups, flagging the worst groups.
+
 Data larger than memory: ``--dask`` (automatic for Parquet files over 2 GiB) reads the
 columns with Dask and computes from cell statistics partition by partition
 (:mod:`locacal.cli.dask_input`): the metrics the cells determine, no intervals, the curve by
@@ -47,16 +52,19 @@ import pandas as pd
 
 from locacal.cli.input import (
     InputError,
+    groups_column,
     labels_column,
     read_table,
     scores_column,
     weights_column,
 )
 
-__all__ = ["OUTPUT_FILES", "main"]
+__all__ = ["GROUP_FILES", "OUTPUT_FILES", "main"]
 
 #: The files ``locacal report`` writes into DIR.
 OUTPUT_FILES = ("report.html", "metrics.csv", "curve.csv", "reliability.png")
+#: The files ``--by`` adds.
+GROUP_FILES = ("groups.csv", "groups.png")
 #: Columns of metrics.csv.
 METRICS_CSV_COLUMNS = ("model", "metric", "value", "lower", "upper", "null_mean", "meaning",
                        "reference")
@@ -96,6 +104,9 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--label", required=True, metavar="COL",
                         help="label column: 0/1, true/false, or two classes with --pos-label")
     report.add_argument("--weight", metavar="COL", help="column of non-negative case weights")
+    report.add_argument("--by", metavar="COL",
+                        help="column of groups: report, curves and calibration test of each "
+                             "group, adjusted for the number of groups")
     report.add_argument("--pos-label", metavar="V", help="the positive class of the labels")
     report.add_argument("--method", default="local", choices=_methods(),
                         help="calibration curve estimator")
@@ -130,7 +141,8 @@ def _check_options(args: argparse.Namespace) -> None:
     if out.exists():
         if not out.is_dir():
             raise InputError(f"--out {out} exists and is not a folder")
-        others = sorted(p.name for p in out.iterdir() if p.name not in OUTPUT_FILES)
+        others = sorted(p.name for p in out.iterdir()
+                        if p.name not in OUTPUT_FILES + GROUP_FILES)
         if others:
             raise InputError(f"--out {out} holds files other than a locacal report "
                              f"({', '.join(others[:5])}); give a new or empty folder")
@@ -172,25 +184,25 @@ def _stderr_silenced(quiet: bool) -> Iterator[None]:
 
 
 def _metrics_table(models: dict[str, np.ndarray], y: np.ndarray, w: np.ndarray | None,
-                   args: argparse.Namespace) -> pd.DataFrame:
-    """The tidy table of metrics.csv."""
+                   args: argparse.Namespace, by: pd.Series | None = None) -> pd.DataFrame:
+    """The tidy table of metrics.csv (with ``by``: of groups.csv, the group column first)."""
     from locacal.metrics.registry import METRICS
     from locacal.report.table import calibration_report
 
+    keys = ["model"] if by is None else [by.name, "model"]
     if args.n_boot > 0:
         long = calibration_report(models, y, weights=w, clinical=args.clinical, ci=True,
-                                  n_boot=args.n_boot, level=args.level, seed=args.seed)
+                                  n_boot=args.n_boot, level=args.level, seed=args.seed, by=by)
     else:
-        wide = calibration_report(models, y, weights=w, clinical=args.clinical)
-        values = wide.set_index("model")
-        long = pd.DataFrame([(m, c, values.at[m, c]) for m in values.index
-                             for c in values.columns], columns=["model", "metric", "value"])
+        wide = calibration_report(models, y, weights=w, clinical=args.clinical, by=by)
+        long = wide.melt(id_vars=keys, var_name="metric", value_name="value")
+        long = long.sort_values(keys, kind="stable")
         long[["lower", "upper", "null_mean"]] = np.nan
     # no column of true probabilities on the command line: the true MSE is never defined
     long = long[long["metric"] != "true_mse"].reset_index(drop=True)
     long["meaning"] = [METRICS[m].meaning for m in long["metric"]]
     long["reference"] = [METRICS[m].reference for m in long["metric"]]
-    return long[list(METRICS_CSV_COLUMNS)]
+    return long[[*keys[:-1], *METRICS_CSV_COLUMNS]]
 
 
 def _curves(models: dict[str, np.ndarray], y: np.ndarray, w: np.ndarray | None,
@@ -236,6 +248,30 @@ def _figure_png(curves: dict[str, Any], models: dict[str, np.ndarray], y: np.nda
     return buffer.getvalue()
 
 
+def _by_group(models: dict[str, np.ndarray], y: np.ndarray, w: np.ndarray | None,
+              by: pd.Series, args: argparse.Namespace
+              ) -> tuple[pd.DataFrame, dict[str, pd.DataFrame], bytes]:
+    """groups.csv, the groups' calibration tests per model, and the curves by group."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from locacal.display import ReliabilityDisplay
+    from locacal.metrics.calibration_testing import calibration_test
+
+    table = _metrics_table(models, y, w, args, by=by)
+    tests = {name: calibration_test(s, y, weights=w, by=by, seed=args.seed).to_frame()
+             for name, s in models.items()}
+    display = ReliabilityDisplay.from_predictions(models, y, method=args.method, weights=w,
+                                                  by=by, plot=False, level=args.level)
+    panels = display.plot(band=len(models) == 1)
+    buffer = io.BytesIO()
+    panels[0].figure.savefig(buffer, format="png", dpi=90)
+    plt.close(panels[0].figure)
+    return table, tests, buffer.getvalue()
+
+
 def _unique_messages(caught: list[warnings.WarningMessage]) -> list[str]:
     return list(dict.fromkeys(f"{w.category.__name__}: {w.message}" for w in caught))
 
@@ -245,7 +281,8 @@ def _settings(args: argparse.Namespace, n_rows: int) -> dict[str, str]:
         "data": str(args.data), "rows": str(n_rows), "score columns": ", ".join(args.score),
         "label column": args.label,
         "positive class": args.pos_label if args.pos_label is not None else "1",
-        "weight column": args.weight or "(none)", "curve method": args.method,
+        "weight column": args.weight or "(none)", "group column": args.by or "(none)",
+        "curve method": args.method,
         "bootstrap resamples": str(args.n_boot), "level": f"{args.level:g}",
         "seed": "(none)" if args.seed is None else str(args.seed),
     }
@@ -310,6 +347,8 @@ def _report_dask(args: argparse.Namespace, progress: _Progress
     if args.method not in ("binning", "local"):
         raise InputError(f"--method {args.method} is not available with --dask; use binning "
                          "or local")
+    if args.by is not None:
+        raise InputError("--by is not available with --dask (rows are not kept)")
     table = read_dask(args)
     models = {name: table.frame[name] for name in args.score}
     y = table.labels(args.label, args.pos_label)
@@ -335,9 +374,10 @@ def _report(args: argparse.Namespace) -> None:
     from locacal.report.page import render_report
 
     _check_options(args)
-    progress = _Progress(total=5 + len(args.score), quiet=args.quiet)
+    progress = _Progress(total=5 + len(args.score) + (args.by is not None), quiet=args.quiet)
     try:
         progress.doing("reading the data")
+        by = None
         if use_dask(args):
             metrics, curves, png, messages, n_rows = _report_dask(args, progress)
         else:
@@ -346,22 +386,37 @@ def _report(args: argparse.Namespace) -> None:
             models = {name: scores_column(table, name) for name in args.score}
             y = labels_column(table, args.label, args.pos_label)
             w = None if args.weight is None else weights_column(table, args.weight)
+            by = None if args.by is None else groups_column(table, args.by)
             metrics, curves, png, messages = _analyse(models, y, w, args, progress,
                                                       lambda _: (models, y))
+            if by is not None:
+                progress.doing("groups")
+                with warnings.catch_warnings(record=True) as caught, \
+                        _stderr_silenced(args.quiet):
+                    warnings.simplefilter("always")
+                    group_table, group_tests, groups_png = _by_group(models, y, w, by, args)
+                messages += [m for m in _unique_messages(caught) if m not in messages]
         progress.doing("HTML page")
         curve_csv = pd.concat(
             [c.to_frame().assign(model=name) for name, c in curves.items()], ignore_index=True)
         curve_csv = curve_csv[["model", *(c for c in curve_csv.columns if c != "model")]]
+        grouped = by is not None
         page = render_report(metrics=metrics, png=png, settings=_settings(args, n_rows),
                              warnings=messages, n_boot=args.n_boot, level=args.level,
-                             version=__version__)
+                             version=__version__,
+                             groups=group_tests if grouped else None,
+                             groups_png=groups_png if grouped else b"")
         progress.doing("writing the files")
-        _write_atomically(args.out, {
+        files = {
             "report.html": page.encode("utf-8"),
             "metrics.csv": metrics.to_csv(index=False).encode("utf-8"),
             "curve.csv": curve_csv.to_csv(index=False).encode("utf-8"),
             "reliability.png": png,
-        })
+        }
+        if grouped:
+            files["groups.csv"] = group_table.to_csv(index=False).encode("utf-8")
+            files["groups.png"] = groups_png
+        _write_atomically(args.out, files)
         progress.finish()
     finally:
         progress.close()

@@ -96,6 +96,16 @@ def scores_column(table: pd.DataFrame, name: str) -> np.ndarray:
     return s
 
 
+def groups_column(table: pd.DataFrame, name: str) -> pd.Series:
+    """A column of group labels, as read (text or numbers); an empty cell is refused."""
+    column = _column(table, name, "group")
+    empty = _empty(column)
+    if empty.any():
+        raise InputError(f"group column {name!r}, {_row(int(np.flatnonzero(empty)[0]))}: the "
+                         "value is empty (give every row a group)")
+    return column.reset_index(drop=True).rename(name)
+
+
 def weights_column(table: pd.DataFrame, name: str) -> np.ndarray:
     """A weight column as finite non-negative floats, not all zero."""
     w = _numeric(_column(table, name, "weight"), name, "weight")

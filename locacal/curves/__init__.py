@@ -31,6 +31,7 @@ _EXPORTS = {
     "make_calibrator": "locacal.curves.family",
     "BaseCalibrator": "locacal.curves._base",
     "CalibrationCurve": "locacal.curves.curve",
+    "CurvesByGroup": "locacal.curves.grouped",
     "BetaCalibrator": "locacal.curves.beta",
     "BinningCalibrator": "locacal.curves.binning",
     "IsotonicCalibrator": "locacal.curves.isotonic",

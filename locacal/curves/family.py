@@ -18,11 +18,13 @@ from locacal.curves.bands import DEFAULT_N_BOOT
 from locacal.curves.beta import BetaCalibrator
 from locacal.curves.binning import BinningCalibrator
 from locacal.curves.curve import CalibrationCurve
+from locacal.curves.grouped import CurvesByGroup
 from locacal.curves.isotonic import IsotonicCalibrator
 from locacal.curves.kernel import KernelCalibrator
 from locacal.curves.local import LocalRegressionCalibrator
 from locacal.curves.lowess import LowessCalibrator
 from locacal.curves.platt import PlattCalibrator
+from locacal.data.groups import split_by
 
 __all__ = ["METHODS", "calibration_curve", "make_calibrator"]
 
@@ -68,8 +70,9 @@ def calibration_curve(
     interval: str = "wilson",
     n_boot: int = DEFAULT_N_BOOT,
     seed: Any = None,
+    by: Any = None,
     **params: Any,
-) -> CalibrationCurve:
+) -> CalibrationCurve | CurvesByGroup:
     """Estimate the calibration curve g(p) = E[D | s(X) = p] of binary-classifier scores.
 
     ``calibration_curve(s, d, method=m, **params)`` is
@@ -107,13 +110,19 @@ def calibration_curve(
         Resamples of the bootstrap and consistency bands, from 10 to 10^6.
     seed : int, Generator or None
         Seed of those resamples.
+    by : array-like of shape (n,), optional
+        A group per row (sex, age band, region...): one curve per group, each equal to this
+        call on that group's rows with the same arguments and ``seed``
+        (:func:`locacal.data.groups.split_by` gives the groups' order).
     **params
         Options of the chosen calibrator (its ``__init__`` parameters).
 
     Returns
     -------
     CalibrationCurve
-        With the fitted calibrator as ``.estimator``.
+        With the fitted calibrator as ``.estimator``. With ``by``: a
+        :class:`~locacal.curves.grouped.CurvesByGroup` (a mapping group -> curve, with
+        ``to_frame()``, ``summary()`` and a faceted ``plot()``).
 
     Examples
     --------
@@ -131,6 +140,10 @@ def calibration_curve(
     partition by partition, with ``band="pointwise"`` or None.
     """
     seed = check_seed(seed)
+    if by is not None:
+        return _curves_by_group(scores, labels, weights, by, dict(
+            method=method, grid=grid, band=band, level=level, interval=interval,
+            n_boot=n_boot, seed=seed, **params))
     if has_dask(scores, labels, weights):
         check_choice(method, tuple(METHODS), "method")
         return _dask_curve(scores, labels, weights, method, grid, band, level, interval,
@@ -140,6 +153,21 @@ def calibration_curve(
     return estimator.fit(s, y, sample_weight=w).curve(grid, band=band, level=level,
                                                       interval=interval, n_boot=n_boot,
                                                       seed=seed)
+
+
+def _curves_by_group(scores: Any, labels: Any, weights: Any, by: Any,
+                     options: dict[str, Any]) -> CurvesByGroup:
+    """``calibration_curve`` on each group's rows (validated as a whole first, so that an error
+    names the row in the full sample)."""
+    if has_dask(scores, labels, weights, by):
+        raise ValueError("by= is not available with Dask input; compute the groups' curves "
+                         "from their own Dask collections")
+    s, y, w = check_scores_labels(scores, labels, weights, warn_one_class=False)
+    groups = split_by(by, s.size)
+    curves = {group: calibration_curve(s[rows], y[rows],
+                                       weights=None if w is None else w[rows], **options)
+              for group, rows in groups}
+    return CurvesByGroup(curves, {g: r.size for g, r in groups}, groups.name)
 
 
 #: The options of the methods a Dask input can take (curves from cell statistics).

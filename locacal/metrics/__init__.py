@@ -13,7 +13,8 @@
 * :mod:`~locacal.metrics.corp`: the CORP (isotonic) decomposition of the Brier score.
 * :mod:`~locacal.metrics.smooth_ece`: the smooth ECE with its automatic bandwidth.
 * :mod:`~locacal.metrics.log_score`: the log loss.
-* :mod:`~locacal.metrics.calibration_testing`: resampling test of calibration.
+* :mod:`~locacal.metrics.calibration_testing`: resampling test of calibration, and by
+  subgroup with :mod:`~locacal.metrics.grouped_test`'s family-wise adjustment.
 * :mod:`~locacal.metrics.divergence`: the KL divergence between two score distributions.
 
 All of them in one table: :func:`locacal.calibration_report` (:mod:`locacal.report`, the
@@ -47,6 +48,7 @@ _EXPORTS = {
     "spiegelhalter_z": "locacal.metrics.clinical",
     "CalibrationTestResult": "locacal.metrics.calibration_testing",
     "calibration_test": "locacal.metrics.calibration_testing",
+    "GroupedTestResult": "locacal.metrics.grouped_test",
     "corp_decomposition": "locacal.metrics.corp",
     "lcs": "locacal.metrics.lcs_wmse",
     "wmse": "locacal.metrics.lcs_wmse",

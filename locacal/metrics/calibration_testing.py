@@ -30,7 +30,9 @@ from locacal._validation import (
     plain,
     positive_weight_rows,
     public_api,
+    warn,
 )
+from locacal.data.groups import split_by
 from locacal.metrics._null_statistics import (
     BatchBuilder,
     binned_batch,
@@ -40,6 +42,7 @@ from locacal.metrics._null_statistics import (
     spiegelhalter_batch,
 )
 from locacal.metrics.clinical import hosmer_lemeshow, spiegelhalter_z
+from locacal.metrics.grouped_test import GroupedTestResult, minp_adjust
 
 __all__ = [
     "METHODS",
@@ -58,6 +61,8 @@ _PROGRESS_CELLS = 50_000_000
 #: Null values within this relative distance below the observed one count as ties (>=), so
 #: that rounding in the batch arithmetic cannot move a resample across the observed value.
 _TIE_RTOL = 1e-12
+#: With ``by``: the family-wise level the number of resamples must be able to reach.
+_FAMILY_LEVEL = 0.05
 
 
 @dataclass(frozen=True)
@@ -184,8 +189,8 @@ def _resample(batch: Callable[[np.ndarray], np.ndarray], scores: np.ndarray,
 
 @public_api
 def calibration_test(scores: Any, labels: Any, *, statistic: str = "lcs", method: str = "auto",
-                     n_resamples: int = 999, seed: Any = None,
-                     weights: Any = None) -> CalibrationTestResult:
+                     n_resamples: int = 999, seed: Any = None, weights: Any = None,
+                     by: Any = None) -> CalibrationTestResult | GroupedTestResult:
     """Test whether the scores are calibrated, P(D = 1 | s) = s.
 
     **Resampling** (consistency resampling): B label vectors are drawn with
@@ -237,12 +242,21 @@ def calibration_test(scores: Any, labels: Any, *, statistic: str = "lcs", method
     weights : array-like, optional
         Case weights: the statistic is computed with them, and each row's label is redrawn
         from Bernoulli(s_i) whatever its weight.
+    by : array-like of shape (n,), optional
+        A group per row: each group is tested as the call on its rows would be, with its
+        own independent resampling stream (group k gets the k-th child of
+        ``numpy.random.SeedSequence(seed)``, so its result equals the call on its rows with
+        that child as ``seed``), and the family of tests gets a family-wise p-value and
+        adjusted per-group p-values by the min-P rule (:mod:`locacal.metrics.grouped_test`).
 
     Returns
     -------
     CalibrationTestResult
         ``statistic``, ``pvalue``, ``null`` (the B resampled values, or ``None``), ``method``
         (the method actually used), ``name`` and ``n``; ``plot()`` and ``_repr_html_()``.
+        With ``by``: a :class:`~locacal.metrics.grouped_test.GroupedTestResult` (the groups'
+        results, ``pvalue`` family-wise, ``adjusted``; ``to_frame()`` worst group first,
+        ``plot()``, an HTML table flagging the groups whose adjusted p-value is below 5 %).
 
     References
     ----------
@@ -250,19 +264,57 @@ def calibration_test(scores: Any, labels: Any, *, statistic: str = "lcs", method
     Forecasting 22(3) (consistency resampling); Dimitriadis, Gneiting & Jordan (2021), PNAS
     118(8), e2016191118 (CORP, consistency bands and reliabilitydiag).
     """
-    s, y, w = check_scores_labels(scores, labels, weights)
-    s, y, w = positive_weight_rows(s, y, w)
     check_choice(statistic, tuple(STATISTICS), "statistic")
     check_choice(method, METHODS, "method")
     n_resamples = check_resamples(n_resamples, "n_resamples")
     seed = check_seed(seed)
-    spec = STATISTICS[statistic]
+    if method == "asymptotic" and STATISTICS[statistic].asymptotic is None:
+        raise ValueError(f"statistic {plain(statistic)!r} has no known asymptotic null "
+                         "distribution; use method='resampling' (or 'auto')")
+    if by is not None:
+        return _grouped_test(scores, labels, weights, by, statistic, method, n_resamples, seed)
+    s, y, w = check_scores_labels(scores, labels, weights)
+    s, y, w = positive_weight_rows(s, y, w)
+    return _one_test(s, y, w, STATISTICS[statistic], method, n_resamples, seed)
+
+
+def _grouped_test(scores: Any, labels: Any, weights: Any, by: Any, statistic: str,
+                  method: str, n_resamples: int, seed: Any) -> GroupedTestResult:
+    """Each group's test on its own seed stream, then the min-P family adjustment."""
+    s, y, w = check_scores_labels(scores, labels, weights, warn_one_class=False)
+    groups = split_by(by, s.size)
+    if method != "asymptotic" and len(groups) + 1 > _FAMILY_LEVEL * (n_resamples + 1):
+        warn(f"with {len(groups)} groups and n_resamples={n_resamples} the family-wise "
+             f"p-value cannot fall below about {(len(groups) + 1) / (n_resamples + 1):.2g}; "
+             f"use n_resamples >= {int(np.ceil((len(groups) + 1) / _FAMILY_LEVEL)) - 1}")
+    streams = np.random.SeedSequence(_entropy(seed)).spawn(len(groups))
+    results = {}
+    for (group, rows), stream in zip(groups, streams, strict=True):
+        sg, yg, wg = check_scores_labels(s[rows], y[rows], None if w is None else w[rows])
+        sg, yg, wg = positive_weight_rows(sg, yg, wg)
+        results[group] = _one_test(sg, yg, wg, STATISTICS[statistic], method, n_resamples,
+                                   stream)
+    family, adjusted = minp_adjust([r.pvalue for r in results.values()],
+                                   [r.null for r in results.values()])
+    return GroupedTestResult(STATISTICS[statistic].label, groups.name, results, family,
+                             adjusted)
+
+
+def _entropy(seed: Any) -> Any:
+    """The entropy of a SeedSequence from anything ``seed`` may be (a Generator draws it)."""
+    if isinstance(seed, np.random.SeedSequence):
+        return seed.entropy
+    if isinstance(seed, np.random.Generator | np.random.BitGenerator) or seed is None:
+        return int(np.random.default_rng(seed).integers(2**63))
+    return seed
+
+
+def _one_test(s: np.ndarray, y: np.ndarray, w: np.ndarray | None, spec: CalibrationStatistic,
+              method: str, n_resamples: int, seed: Any) -> CalibrationTestResult:
+    """The test on validated rows of positive weight."""
     if method == "auto":
         method = _auto_method(spec, s)
     if method == "asymptotic":
-        if spec.asymptotic is None:
-            raise ValueError(f"statistic {plain(statistic)!r} has no known asymptotic null "
-                             "distribution; use method='resampling' (or 'auto')")
         value, pvalue = spec.asymptotic(s, y, w)
         return CalibrationTestResult(float(value), float(pvalue), None, method, spec.label,
                                      s.size)

@@ -25,6 +25,7 @@ td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: now
 td.meaning { font-size: 0.9em; }
 td.ref { font-size: 0.8em; color: #555; }
 .warn { color: #8a4b00; }
+tr.flagged td { background: #fbd9c4; }
 """
 
 _PAGE = """<!DOCTYPE html>
@@ -43,6 +44,7 @@ _PAGE = """<!DOCTYPE html>
 <h2>Metrics</h2>
 <p>{interval_note}</p>
 {metrics}
+{groups}
 <p>Made by locacal {version}.</p>
 </body>
 </html>
@@ -96,7 +98,9 @@ def _warnings(messages: Sequence[str]) -> str:
 
 
 def render_report(*, metrics: pd.DataFrame, png: bytes, settings: Mapping[str, str],
-                  warnings: Sequence[str], n_boot: int, level: float, version: str) -> str:
+                  warnings: Sequence[str], n_boot: int, level: float, version: str,
+                  groups: Mapping[str, pd.DataFrame] | None = None,
+                  groups_png: bytes = b"") -> str:
     """The report page.
 
     Parameters
@@ -116,6 +120,12 @@ def render_report(*, metrics: pd.DataFrame, png: bytes, settings: Mapping[str, s
         Level of the intervals.
     version : str
         locacal's version.
+    groups : mapping of str to DataFrame, optional
+        With ``--by``: per model, the table of
+        :meth:`GroupedTestResult.to_frame <locacal.metrics.grouped_test.GroupedTestResult.to_frame>`
+        (worst group first); flagged groups are highlighted.
+    groups_png : bytes
+        With ``--by``: the curves by group (small multiples).
     """
     with_ci = n_boot > 0
     if with_ci:
@@ -135,4 +145,32 @@ def render_report(*, metrics: pd.DataFrame, png: bytes, settings: Mapping[str, s
         title="Calibration report", style=_STYLE, settings=_settings(settings),
         warnings=_warnings(warnings), png=base64.b64encode(png).decode("ascii"),
         interval_note=interval_note, metrics=_metrics_table(metrics, with_ci),
-        version=html.escape(version))
+        groups=_groups_section(groups, groups_png), version=html.escape(version))
+
+
+def _groups_section(groups: Mapping[str, pd.DataFrame] | None, png: bytes) -> str:
+    """The "by group" section: the faceted curves, then per model the groups' calibration
+    tests, worst first, flagged rows highlighted."""
+    if not groups:
+        return ""
+    parts = ["<h2>By group</h2>",
+             "<p>Each group's LCS calibration test, with p-values adjusted for the number of "
+             "groups (single-step min-P, Westfall &amp; Young 1993); highlighted: adjusted "
+             "p-value below 0.05.</p>"]
+    if png:
+        parts.append('<p><img alt="calibration curves by group" '
+                     f'src="data:image/png;base64,{base64.b64encode(png).decode("ascii")}"></p>')
+    for model, table in groups.items():
+        head = "".join(f"<th>{html.escape(str(c))}</th>"
+                       for c in [table.index.name, *table.columns])
+        rows = []
+        for group, row in table.iterrows():
+            cells = [html.escape(str(group))] + [
+                _number(float(v)) if isinstance(v, (int, float, np.number)) and
+                not isinstance(v, (bool, np.bool_)) else html.escape(str(v))
+                for v in row]
+            flag = ' class="flagged"' if row["flagged"] else ""
+            rows.append(f"<tr{flag}>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+        parts.append(f"<h3>{html.escape(str(model))}</h3><table><tr>{head}</tr>"
+                     + "".join(rows) + "</table>")
+    return "\n".join(parts)

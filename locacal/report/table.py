@@ -29,6 +29,7 @@ from locacal._validation import (
     public_api,
 )
 from locacal.data.dask import statistics
+from locacal.data.groups import pop_by_column, split_by
 from locacal.metrics.registry import METRICS, evaluate, evaluate_cells
 from locacal.report.intervals import bootstrap_intervals, null_means
 
@@ -168,7 +169,8 @@ def _dask_report(scores: Any, labels: Any, weights: Any, true_p: Any, threshold:
 def calibration_report(scores: Any, labels: Any, *, true_p: Any = None, weights: Any = None,
                        threshold: float = 0.5, clinical: bool = False,
                        extra: Sequence[str] = (), ci: bool = False, n_boot: int = 200,
-                       level: float = 0.95, seed: Any = None) -> pd.Series | pd.DataFrame:
+                       level: float = 0.95, seed: Any = None,
+                       by: Any = None) -> pd.Series | pd.DataFrame:
     """Every metric of locacal for one model, or for several models side by side.
 
     Parameters
@@ -208,6 +210,14 @@ def calibration_report(scores: Any, labels: Any, *, true_p: Any = None, weights:
     seed : int, Generator, SeedSequence or None
         With ``ci``: seed of the resampling (anything :func:`numpy.random.default_rng`
         accepts); the same seed gives the same table.
+    by : array-like of shape (n,) or str, optional
+        A group per row (or the name of a column of a DataFrame ``scores``, which is then no
+        model): the report of each group, equal to this call on the group's rows with the
+        same arguments and ``seed``, stacked with the group as the first column (named after
+        the grouping Series or column, else ``group``). Groups are sorted
+        (:func:`locacal.data.groups.split_by`). To flag the groups that are miscalibrated
+        after correcting for multiplicity, use :func:`~locacal.calibration_test` with
+        ``by=``.
 
     Returns
     -------
@@ -290,6 +300,10 @@ def calibration_report(scores: Any, labels: Any, *, true_p: Any = None, weights:
     n_boot = check_resamples(n_boot, "n_boot")
     level = check_level(level)
     columns = _columns(clinical, extra, true_p)
+    if by is not None:
+        return _report_by_group(scores, labels, by, dict(
+            true_p=true_p, weights=weights, threshold=threshold, clinical=clinical,
+            extra=extra, ci=ci, n_boot=n_boot, level=level, seed=seed))
     inputs = scores.values() if isinstance(scores, Mapping) else [scores]
     if has_dask(labels, weights, true_p, *inputs):
         return _dask_report(scores, labels, weights, true_p, threshold, ci, columns)
@@ -318,6 +332,39 @@ def calibration_report(scores: Any, labels: Any, *, true_p: Any = None, weights:
         return tables[None]
     long = pd.concat({str(k): t for k, t in tables.items()}, names=["model", "metric"])
     return long.reset_index()
+
+
+def _report_by_group(scores: Any, labels: Any, by: Any,
+                     options: dict[str, Any]) -> pd.DataFrame:
+    """``calibration_report`` of each group's rows, stacked under a group column."""
+    scores, by = pop_by_column(scores, by)
+    inputs = scores.values() if isinstance(scores, Mapping) else [scores]
+    if has_dask(labels, by, options["weights"], options["true_p"], *inputs):
+        raise ValueError("by= is not available with Dask input; report each group's Dask "
+                         "collection on its own")
+    rows = np.asarray(labels).shape[0] if np.ndim(labels) else 0
+    groups = split_by(by, rows)
+
+    def subset(values: Any, rows: np.ndarray) -> Any:
+        if values is None:
+            return None
+        if isinstance(values, Mapping):
+            return {k: subset(v, rows) for k, v in values.items()}
+        if isinstance(values, pd.DataFrame):
+            return values.iloc[rows]
+        return np.asarray(values)[rows] if np.ndim(values) else values
+
+    parts = []
+    for group, index in groups:
+        part = calibration_report(subset(scores, index), subset(labels, index),
+                                  **{**options, "true_p": subset(options["true_p"], index),
+                                     "weights": subset(options["weights"], index)})
+        frame = part.to_frame().T if isinstance(part, pd.Series) else part
+        if options["ci"] and isinstance(part, pd.DataFrame) and "metric" not in frame:
+            frame = frame.rename_axis("metric").reset_index()
+        parts.append(frame.assign(**{groups.name: group}))
+    table = pd.concat(parts, ignore_index=True)
+    return table[[groups.name, *table.columns[:-1]]]
 
 
 def _metric_notes() -> str:
