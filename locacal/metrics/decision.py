@@ -203,14 +203,16 @@ class _Terms:
     total: float
     rate: float
     raw: _Decisions
-    recalibrated: _Decisions
+    recalibrated: _Decisions  # the raw rule when not asked for
     constant: _Decisions
 
 
-def _terms(sample: _Sample, t: np.ndarray) -> _Terms:
-    """One sort, the pooled ties and their PAV fit (CORP's, :class:`TiedScores`), cumulative
-    sums; then the rules "s >= t", "ŝ >= t" and "ȳ >= t" at every threshold."""
-    order = np.argsort(sample.s, kind="stable")
+def _terms(sample: _Sample, t: np.ndarray, *, recalibrate: bool) -> _Terms:
+    """One sort, the pooled ties and (with ``recalibrate``) their PAV fit (CORP's,
+    :class:`TiedScores`), cumulative sums; then the rules "s >= t", "ŝ >= t" and "ȳ >= t" at
+    every threshold. The order of tied scores is irrelevant (their sums are pooled), so the
+    sort need not be stable."""
+    order = np.argsort(sample.s)
     s = sample.s[order]
     y = sample.y[order]
     w = None if sample.w is None else sample.w[order]
@@ -220,7 +222,8 @@ def _terms(sample: _Sample, t: np.ndarray) -> _Terms:
     head_pos = np.concatenate([[0.0], np.cumsum(pos)])
     tail_pos = np.append(np.cumsum(pos[::-1])[::-1], 0.0)
     tail_neg = np.append(np.cumsum(neg[::-1])[::-1], 0.0)
-    fitted = groups.recalibrate(pos)  # non-decreasing in the order of the groups
+    # the PAV fit is non-decreasing in the order of the groups
+    fitted = groups.recalibrate(pos) if recalibrate else groups.values
     total = float(groups.weight.sum())
     events = float(head_pos[-1])
     rate = events / total
@@ -432,7 +435,7 @@ def decision_curve(scores: Any, labels: Any, *, thresholds: Any = None,
     frames = []
     prevalence = np.nan
     for name, sample in samples.items():
-        terms = _terms(sample, t)
+        terms = _terms(sample, t, recalibrate=decompose)
         prevalence = terms.rate
         columns: dict[str, Any] = {
             "model": name, "threshold": t,
@@ -523,7 +526,7 @@ def murphy_diagram(scores: Any, labels: Any, *, thresholds: Any = None, weights:
     samples = _samples(scores, labels, weights, frequency_weights)
     frames = []
     for name, sample in samples.items():
-        terms = _terms(sample, t)
+        terms = _terms(sample, t, recalibrate=decompose)
         columns: dict[str, Any] = {
             "model": name, "threshold": t,
             "elementary_score": _elementary(terms.raw, terms.total, t),
