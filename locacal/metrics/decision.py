@@ -106,8 +106,9 @@ __all__ = ["DecisionCurve", "MurphyDiagram", "decision_curve", "murphy_diagram"]
 
 #: dcurves' default thresholds without 0 (a threshold must lie in the open interval (0, 1)).
 DECISION_THRESHOLDS = np.arange(1, 100) / 100.0
-#: The Murphy diagram's default thresholds: steps of 0.005 in (0, 1).
-MURPHY_THRESHOLDS = np.arange(1, 200) / 200.0
+#: The Murphy diagram's default thresholds: the midpoints of 200 equal steps of (0, 1), so
+#: that twice a column's mean is the midpoint rule for twice its integral.
+MURPHY_THRESHOLDS = (np.arange(200) + 0.5) / 200.0
 #: Name of the model when ``scores`` is one unnamed array.
 DEFAULT_MODEL = "model"
 
@@ -489,8 +490,10 @@ def murphy_diagram(scores: Any, labels: Any, *, thresholds: Any = None, weights:
     labels : array-like
         0/1 events.
     thresholds : array-like, optional
-        Thresholds in the open interval (0, 1) (sorted, de-duplicated); default 0.005,
-        0.010, ..., 0.995.
+        Thresholds in the open interval (0, 1) (sorted, de-duplicated); default 0.0025,
+        0.0075, ..., 0.9975, the midpoints of 200 equal steps, so that twice the mean of a
+        column approximates twice its integral (the Brier score, or CORP's term) by the
+        midpoint rule.
     weights, frequency_weights : array-like, optional
         Relative case weights and whole-number counts, as in :func:`decision_curve`.
     decompose : bool, default False
