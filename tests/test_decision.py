@@ -22,6 +22,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from locacal import CalibrationWarning, corp_decomposition, decision_curve, murphy_diagram
 from locacal.metrics.decision import DecisionCurve, MurphyDiagram
@@ -248,6 +250,32 @@ def test_the_loss_is_nonnegative_and_the_recalibrated_rule_is_the_best_cutoff(se
         best = max(tp - fp * t / (1 - t)
                    for tp, fp, _ in (_brute_force(s, y, ones, c) for c in cutoffs)) / s.size
         assert dc["net_benefit_recalibrated"][k] == pytest.approx(best, abs=1e-13)
+
+
+_ROWS = st.lists(st.tuples(st.sampled_from([0.0, 0.05, 0.2, 0.35, 0.5, 0.5 + 1e-12, 0.8, 1.0]),
+                           st.integers(0, 1), st.integers(1, 3)), min_size=2, max_size=25)
+
+
+@settings(max_examples=60, deadline=None)
+@given(_ROWS, st.randoms(use_true_random=False))
+def test_invariants_on_small_samples(rows, random):
+    """Row order does not matter, the loss is >= 0 and the recalibrated net benefit is the
+    best cutoff rule's, with weights, on scores with ties and at 0, 1 and a threshold."""
+    s, y, w = (np.array(c, dtype=float) for c in zip(*rows, strict=True))
+    t = np.array([0.05, 0.2, 0.3, 0.5, 0.9])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # one class, one distinct score, class predictions
+        a = decision_curve(s, y, thresholds=t, weights=w, decompose=True).table
+        perm = np.array(random.sample(range(s.size), s.size))
+        b = decision_curve(s[perm], y[perm], thresholds=t, weights=w[perm],
+                           decompose=True).table
+    pd.testing.assert_frame_equal(a, b, rtol=0, atol=1e-13)
+    assert (a["miscalibration_loss"] >= 0).all()
+    cutoffs = np.append(np.unique(s), 2.0)
+    for k, tk in enumerate(t):
+        best = max(tp - fp * tk / (1 - tk)
+                   for tp, fp, _ in (_brute_force(s, y, w, c) for c in cutoffs)) / w.sum()
+        assert a["net_benefit_recalibrated"][k] == pytest.approx(best, abs=1e-13)
 
 
 def test_isotonic_scores_lose_nothing():
