@@ -93,8 +93,13 @@ def write_reference() -> None:
             "thresholds": case["thresholds"].tolist(),
             "net_benefit": _dcurves(case["models"], case["labels"], case["thresholds"]),
         }
-    REFERENCE.write_text(json.dumps({"dcurves": dcurves.__version__, "cases": cases},
-                                    indent=0) + "\n")
+    # one line per array: short diffs, shortest round-trip decimals (exact float64)
+    lines = [f'{{"dcurves": {json.dumps(dcurves.__version__)}, "cases": {{']
+    for k, (name, case) in enumerate(cases.items()):
+        fields = [f'  {json.dumps(key)}: {json.dumps(value)}' for key, value in case.items()]
+        lines.append(f"{json.dumps(name)}: {{\n" + ",\n".join(fields) + "\n}"
+                     + ("," if k < len(cases) - 1 else ""))
+    REFERENCE.write_text("\n".join(lines) + "\n}}\n")
 
 
 def _check_against(case: dict, out: dict) -> None:
