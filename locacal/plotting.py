@@ -15,7 +15,8 @@ import numpy as np
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-__all__ = ["OKABE_ITO", "plot_curve", "plot_curves", "plot_metric_bars",
+__all__ = ["OKABE_ITO", "facet_axes", "plot_curve", "plot_curve_facets", "plot_curves",
+           "plot_decision_curve", "plot_metric_bars", "plot_murphy_diagram",
            "plot_score_histogram", "reliability_diagram"]
 
 #: The Okabe-Ito palette (Okabe & Ito 2008; Wong 2011, Nature Methods 8, 441), told apart
@@ -193,3 +194,59 @@ def plot_curve_facets(panels: Mapping[str, Mapping[str, Curve]], *, band: bool =
             ax.get_legend().remove()
         ax.label_outer()
     return axes
+def plot_decision_curve(table: Any, ax: Axes | None = None, *,
+                        recalibrated: bool = False) -> Axes:
+    """Decision curves from a tidy table (``model, threshold, net_benefit, treat_all,
+    treat_none``, :class:`locacal.metrics.decision.DecisionCurve`'s): one line per model
+    (an Okabe-Ito colour), treat-all in grey and treat-none in black. With ``recalibrated``
+    (the table needs ``net_benefit_recalibrated``), each model's recalibrated net benefit is
+    dashed and the miscalibration loss between the two is shaded. The y-axis runs from a
+    little below 0 to a little above the largest net benefit, so the treat-all line, which
+    falls to minus infinity as t -> 1, does not squash the curves. Returns the Axes."""
+    ax = new_axes(ax, figsize=(6.0, 4.5))
+    models = list(dict.fromkeys(table["model"]))
+    first = table[table["model"] == models[0]]
+    ax.plot(first["threshold"], first["treat_all"], color="0.6", linewidth=1.2,
+            label="treat all")
+    ax.plot(first["threshold"], first["treat_none"], color="0.1", linewidth=1.0,
+            label="treat none")
+    top = float(np.nanmax(first["treat_all"]))
+    for i, model in enumerate(models):
+        rows = table[table["model"] == model]
+        t, nb = rows["threshold"].to_numpy(), rows["net_benefit"].to_numpy()
+        ax.plot(t, nb, color=palette(i), linewidth=1.6, label=str(model))
+        top = max(top, float(np.nanmax(nb)))
+        if recalibrated:
+            rec = rows["net_benefit_recalibrated"].to_numpy()
+            ax.plot(t, rec, color=palette(i), linewidth=1.2, linestyle="--",
+                    label=f"{model}, recalibrated (PAV)")
+            ax.fill_between(t, nb, rec, color=palette(i), alpha=0.2, linewidth=0)
+            top = max(top, float(np.nanmax(rec)))
+    top = top if top > 0 else 0.05
+    ax.set_ylim(-0.15 * top, 1.1 * top)
+    ax.set_xlim(float(first["threshold"].min()), float(first["threshold"].max()))
+    ax.set_xlabel("threshold probability $t$")
+    ax.set_ylabel("net benefit")
+    ax.legend(frameon=False, fontsize="small")
+    return ax
+
+
+def plot_murphy_diagram(table: Any, ax: Axes | None = None) -> Axes:
+    """Murphy diagrams from a tidy table (``model, threshold, elementary_score``,
+    :class:`locacal.metrics.decision.MurphyDiagram`'s): the mean elementary score of each
+    model against the threshold (lower is better); when the table holds ``mcb``, each
+    model's miscalibration term is dotted in the same colour. Returns the Axes."""
+    ax = new_axes(ax, figsize=(6.0, 4.5))
+    for i, model in enumerate(dict.fromkeys(table["model"])):
+        rows = table[table["model"] == model]
+        ax.plot(rows["threshold"], rows["elementary_score"], color=palette(i), linewidth=1.6,
+                label=str(model))
+        if "mcb" in rows:
+            ax.plot(rows["threshold"], rows["mcb"], color=palette(i), linewidth=1.2,
+                    linestyle=":", label=f"{model}: miscalibration (MCB$_\\theta$)")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(bottom=0)
+    ax.set_xlabel("threshold $\\theta$")
+    ax.set_ylabel("mean elementary score $\\bar S_\\theta$")
+    ax.legend(frameon=False, fontsize="small")
+    return ax

@@ -56,8 +56,9 @@ MODULES = (
 )
 REGENERATE = "python tests/reference/regenerate.py"
 # files below REFERENCE_DIR that are not rreferences: tests/test_clinical.py's several data
-# sets under one R script (inputs stored), re-run by that module's own r-marked tests
-OTHER_FILES = ("clinical_r.json",)
+# sets under one R script (inputs stored), re-run by that module's own r-marked tests;
+# tests/test_decision.py's output of the Python package dcurves (inputs stored)
+OTHER_FILES = ("clinical_r.json", "dcurves_decision.json")
 # How closely a test's generator must still make the stored inputs. Measured: the inputs
 # that go through np.exp and x @ beta move by at most 8 units in the last place (9.1e-16
 # relative) between NumPy 2.4's AVX-512, AVX2 and SSE code paths and OpenBLAS kernels. A

@@ -78,6 +78,10 @@ SLW_ROLES = {"scores": "scores", "labels": "labels", "weights": "weights"}
 SL = {"scores": S, "labels": Y}
 SL_ROLES = {"scores": "scores", "labels": "labels"}
 COUNT = (0, -1, 2.5, "3", True)  # bad values of a count: zero, negative, non-integer, text
+#: Bad thresholds of a decision curve: the ends of (0, 1), outside it, NaN, text, empty.
+THRESHOLDS = (0.0, 1.0, -0.1, 1.5, np.nan, "0.5", [])
+#: Bad frequency weights: fractional, negative, all zero, wrong length.
+FREQUENCIES = (np.full(N, 1.5), -np.ones(N), np.zeros(N), np.ones(N + 1))
 LEVEL = (0.0, 1.0, 1.5, -0.1, "0.9", float("nan"))
 FRACTION = (-0.1, 1.5, "0.5", float("nan"))
 NN = (0.0, -0.1, 1.5, "0.5", float("nan"))
@@ -185,6 +189,10 @@ def _build_table() -> list[Row]:
         _metric(lc.brier_score),
         _metric(lc.log_loss),
         _metric(lc.corp_decomposition),
+        _metric(lc.decision_curve, thresholds=THRESHOLDS, decompose=("yes", 1),
+                frequency_weights=FREQUENCIES),
+        _metric(lc.murphy_diagram, thresholds=THRESHOLDS, decompose=("yes",),
+                frequency_weights=FREQUENCIES),
         _metric(lc.spiegelhalter_z),
         _metric(lc.smece, weights=False),
         _metric(lc.brier_decomposition, bin_size=COUNT),

@@ -11,6 +11,8 @@
 * :mod:`~locacal.metrics.clinical`: calibration intercept and slope, ICI/E50/E90/Emax, the
   Hosmer-Lemeshow and Spiegelhalter tests (equal to R's rms and glm).
 * :mod:`~locacal.metrics.corp`: the CORP (isotonic) decomposition of the Brier score.
+* :mod:`~locacal.metrics.decision`: decision curves (net benefit) and Murphy diagrams, with
+  the net benefit that miscalibration costs at each threshold.
 * :mod:`~locacal.metrics.smooth_ece`: the smooth ECE with its automatic bandwidth.
 * :mod:`~locacal.metrics.log_score`: the log loss.
 * :mod:`~locacal.metrics.calibration_testing`: resampling test of calibration, and by
@@ -50,6 +52,10 @@ _EXPORTS = {
     "calibration_test": "locacal.metrics.calibration_testing",
     "GroupedTestResult": "locacal.metrics.grouped_test",
     "corp_decomposition": "locacal.metrics.corp",
+    "DecisionCurve": "locacal.metrics.decision",
+    "MurphyDiagram": "locacal.metrics.decision",
+    "decision_curve": "locacal.metrics.decision",
+    "murphy_diagram": "locacal.metrics.decision",
     "lcs": "locacal.metrics.lcs_wmse",
     "wmse": "locacal.metrics.lcs_wmse",
     "log_loss": "locacal.metrics.log_score",
