@@ -85,7 +85,9 @@ class BinomialFits:
     a_1`; ``se``: standard error of :math:`\\hat a_0`; ``var_factor``:
     :math:`\\sum (K w)^2 / (\\sum K w)^2`, one over the window's effective size;
     ``events``: :math:`\\sum K w y / \\sum K w`; ``count``: rows within h(t);
-    ``bandwidth``: h(t); ``steps``: Newton steps taken.
+    ``bandwidth``: h(t); ``steps``: Newton steps taken; ``inverse_info``: :math:`(J^{-1})_{00}`
+    at the fit, so that a row at t of case weight :math:`w` has influence
+    :math:`w\,\hat g (1 - \hat g) (J^{-1})_{00}` on the fit there (NaN where not iterated).
     """
 
     value: np.ndarray
@@ -97,6 +99,7 @@ class BinomialFits:
     count: np.ndarray
     bandwidth: np.ndarray
     steps: np.ndarray
+    inverse_info: np.ndarray
 
 
 def fit_binomial(sample: SortedSample, points: np.ndarray, degree: int, nn: float | None,
@@ -113,7 +116,7 @@ def fit_binomial(sample: SortedSample, points: np.ndarray, degree: int, nn: floa
         count -= sample.range_sum("zero", count_lo, count_hi)
     m = t.shape[0]
     out = {name: np.full(m, np.nan) for name in
-           ("value", "logit", "slope", "se", "var_factor", "events")}
+           ("value", "logit", "slope", "se", "var_factor", "events", "inverse_info")}
     steps = np.zeros(m, dtype=np.int64)
     width = np.maximum(hi - lo, 1)
     start = 0
@@ -168,7 +171,7 @@ def _fit_batch(sample: SortedSample, t: np.ndarray, bw: np.ndarray, lo: np.ndarr
                                   converge)
         coef[sel] = fitted
         steps[sel] = n_steps
-        out["se"][sel] = _standard_error(x[sel], kw[sel], fitted)
+        out["se"][sel], out["inverse_info"][sel] = _standard_error(x[sel], kw[sel], fitted)
     logit = coef[:, 0].copy()
     logit[none], logit[every] = -np.inf, np.inf
     out["logit"][:] = np.where(ok, logit, np.nan)
@@ -241,8 +244,9 @@ def _newton(x: np.ndarray, y: np.ndarray, kw: np.ndarray, total: np.ndarray,
     return coef, steps
 
 
-def _standard_error(x: np.ndarray, kw: np.ndarray, coef: np.ndarray) -> np.ndarray:
-    """``sqrt(e0' J^- M2 J^- e0)`` at the fit (module docstring)."""
+def _standard_error(x: np.ndarray, kw: np.ndarray,
+                    coef: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``sqrt(e0' J^- M2 J^- e0)`` at the fit (module docstring) and ``(J^-)_00``."""
     theta = np.einsum("bip,bp->bi", x, coef)
     mean = expit(theta)
     v = mean * (1 - mean)
@@ -251,4 +255,4 @@ def _standard_error(x: np.ndarray, kw: np.ndarray, coef: np.ndarray) -> np.ndarr
     e0 = np.zeros(coef.shape)
     e0[:, 0] = 1.0
     a = _apply(*_decompose(info), e0)
-    return np.sqrt(np.maximum(np.einsum("bp,bpq,bq->b", a, m2, a), 0.0))
+    return np.sqrt(np.maximum(np.einsum("bp,bpq,bq->b", a, m2, a), 0.0)), a[:, 0]
