@@ -297,9 +297,15 @@ def _binomial(sample: SortedSample, points: np.ndarray | Literal["data"], params
     if "influence" in outputs:
         if not at_data:
             raise ValueError("outputs: 'influence' needs points='data'")
+        # locfit's ressumm: L_ii = w_i g_i (1 - g_i) (J^-1)_00 at s_i, capped at 1 ("no
+        # observation gives > 1 degree of freedom"), 0 where the window fits (nearly)
+        # perfectly or holds one label (locfit skips the variance there)
         w = np.ones(sample.n) if sample.weights is None else sample.weights
         value = fits["value"]
-        fits["influence"] = w * value * (1 - value) * native.inverse_info[inverse]
+        info = np.where(native.status == 0, native.inverse_info, 0.0)
+        info[(native.status >= 3) & np.isfinite(native.inverse_info)] = native.inverse_info[
+            (native.status >= 3) & np.isfinite(native.inverse_info)]
+        fits["influence"] = np.minimum(w * value * (1 - value) * info[inverse], 1.0)
     if backend == "locfit" and "value" in outputs:
         fits["value"] = _r_fit(sample, params, structure, maxk, cache).predict(points)
     return LocalFits(**fits)

@@ -63,7 +63,12 @@ from locacal.localfit._window import (
     window_bounds,
 )
 
-__all__ = ["LOCFIT_START", "BinomialFits", "fit_binomial"]
+__all__ = ["LOCFIT_START", "STATUS", "BinomialFits", "fit_binomial"]
+
+#: How each point's iteration ended (``BinomialFits.status``), locfit's names: 0 converged by
+#: its rule, 1 one label in the window (not iterated), 2 nearly perfect fit, 3 |a_0| > 700
+#: (locfit then reports 0.5), 4 the likelihood fell (step-halving failed), 5 step limit.
+STATUS = ("ok", "one_label", "perfect_fit", "out_of_bounds", "diverged", "not_converged")
 
 #: locfit's starting logit for a window without events (minus) or of events only (plus).
 LOCFIT_START = 1000.0
@@ -78,16 +83,17 @@ _BATCH_CELLS = 1 << 20
 
 @dataclass(frozen=True)
 class BinomialFits:
-    """Local logistic fits at a batch of points.
+    r"""Local logistic fits at a batch of points.
 
-    ``value``: :math:`\\operatorname{expit}(\\hat a_0)` (NaN where the window has no weight);
+    ``value``: :math:`\operatorname{expit}(\hat a_0)` (NaN where the window has no weight);
     ``logit``: :math:`\\hat a_0` (+-inf for windows of one label); ``slope``: :math:`\\hat
     a_1`; ``se``: standard error of :math:`\\hat a_0`; ``var_factor``:
     :math:`\\sum (K w)^2 / (\\sum K w)^2`, one over the window's effective size;
     ``events``: :math:`\\sum K w y / \\sum K w`; ``count``: rows within h(t);
     ``bandwidth``: h(t); ``steps``: Newton steps taken; ``inverse_info``: :math:`(J^{-1})_{00}`
     at the fit, so that a row at t of case weight :math:`w` has influence
-    :math:`w\,\hat g (1 - \hat g) (J^{-1})_{00}` on the fit there (NaN where not iterated).
+    :math:`w\,\hat g (1 - \hat g) (J^{-1})_{00}` on the fit there (NaN where not iterated);
+    ``status``: index into :data:`STATUS`.
     """
 
     value: np.ndarray
@@ -100,6 +106,7 @@ class BinomialFits:
     bandwidth: np.ndarray
     steps: np.ndarray
     inverse_info: np.ndarray
+    status: np.ndarray
 
 
 def fit_binomial(sample: SortedSample, points: np.ndarray, degree: int, nn: float | None,
@@ -118,6 +125,7 @@ def fit_binomial(sample: SortedSample, points: np.ndarray, degree: int, nn: floa
     out = {name: np.full(m, np.nan) for name in
            ("value", "logit", "slope", "se", "var_factor", "events", "inverse_info")}
     steps = np.zeros(m, dtype=np.int64)
+    status = np.zeros(m, dtype=np.int64)
     width = np.maximum(hi - lo, 1)
     start = 0
     while start < m:  # batches of points whose padded windows fit in _BATCH_CELLS
@@ -129,14 +137,14 @@ def fit_binomial(sample: SortedSample, points: np.ndarray, degree: int, nn: floa
         batch = slice(start, stop)
         _fit_batch(sample, t[batch], bw[batch], lo[batch], hi[batch], longest, degree,
                    kernel, converge, {name: arr[batch] for name, arr in out.items()},
-                   steps[batch])
+                   steps[batch], status[batch])
         start = stop
-    return BinomialFits(count=count, bandwidth=bw, steps=steps, **out)
+    return BinomialFits(count=count, bandwidth=bw, steps=steps, status=status, **out)
 
 
 def _fit_batch(sample: SortedSample, t: np.ndarray, bw: np.ndarray, lo: np.ndarray,
                hi: np.ndarray, width: int, degree: int, kernel: str, converge: bool,
-               out: dict[str, np.ndarray], steps: np.ndarray) -> None:
+               out: dict[str, np.ndarray], steps: np.ndarray, status: np.ndarray) -> None:
     """Pad the batch's windows to ``width`` rows (weight 0), then iterate all at once."""
     b = t.shape[0]
     p = degree + 1
@@ -165,12 +173,14 @@ def _fit_batch(sample: SortedSample, t: np.ndarray, bw: np.ndarray, lo: np.ndarr
     iterate = ok & ~none & ~every
     coef = np.zeros((b, p))
     coef[none, 0], coef[every, 0] = -LOCFIT_START, LOCFIT_START
+    status[none | every] = 1
     if iterate.any():
         sel = np.flatnonzero(iterate)
-        fitted, n_steps = _newton(x[sel], y[sel], kw[sel], total[sel], events[sel],
-                                  converge)
+        fitted, n_steps, ended = _newton(x[sel], y[sel], kw[sel], total[sel], events[sel],
+                                         converge)
         coef[sel] = fitted
         steps[sel] = n_steps
+        status[sel] = ended
         out["se"][sel], out["inverse_info"][sel] = _standard_error(x[sel], kw[sel], fitted)
     logit = coef[:, 0].copy()
     logit[none], logit[every] = -np.inf, np.inf
@@ -195,7 +205,7 @@ def _likelihood(x: np.ndarray, y: np.ndarray, kw: np.ndarray, coef: np.ndarray
 
 
 def _newton(x: np.ndarray, y: np.ndarray, kw: np.ndarray, total: np.ndarray,
-            events: np.ndarray, converge: bool) -> tuple[np.ndarray, np.ndarray]:
+            events: np.ndarray, converge: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """locfit's ``max_nr`` on every window at once (module docstring), or to convergence."""
     b, _, p = x.shape
     coef = np.zeros((b, p))
@@ -206,6 +216,7 @@ def _newton(x: np.ndarray, y: np.ndarray, kw: np.ndarray, total: np.ndarray,
     f, grad, info = _likelihood(x, y, kw, coef)
     active = np.ones(b, dtype=bool)
     steps = np.zeros(b, dtype=np.int64)
+    ended = np.full(b, 5, dtype=np.int64)
     for _ in range(max_steps):
         idx = np.flatnonzero(active)
         if idx.size == 0:
@@ -220,6 +231,7 @@ def _newton(x: np.ndarray, y: np.ndarray, kw: np.ndarray, total: np.ndarray,
         trying = np.ones(idx.size, dtype=bool)
         new_f = old_f.copy()
         reduce = np.zeros(idx.size, dtype=bool)
+        why = np.zeros(idx.size, dtype=np.int64)
         while trying.any():  # step-halving loop of max_nr
             sel = np.flatnonzero(trying)
             rows = idx[sel]
@@ -230,6 +242,7 @@ def _newton(x: np.ndarray, y: np.ndarray, kw: np.ndarray, total: np.ndarray,
             perfect = f_rows > -1e-5 * total[rows]
             oob = np.abs(coef[rows, 0]) > OUT_OF_BOUNDS
             reduce[sel] = perfect | oob
+            why[sel] = np.where(perfect, 2, np.where(oob, 3, 0))
             lam[sel] = np.where(reduce[sel], lam[sel] / 2, lam[sel] / 10)
             trying[sel] = (lam[sel] > cut[sel]) & (f_rows <= old_f[sel] - 1e-3)
         steps[idx] += 1
@@ -240,8 +253,9 @@ def _newton(x: np.ndarray, y: np.ndarray, kw: np.ndarray, total: np.ndarray,
             done = diverged | reduce | small
         else:
             done = diverged | reduce | (np.abs(new_f - old_f) < tol[idx])
+        ended[idx[done]] = np.where(diverged, 4, why)[done]
         active[idx[done]] = False
-    return coef, steps
+    return coef, steps, ended
 
 
 def _standard_error(x: np.ndarray, kw: np.ndarray,
