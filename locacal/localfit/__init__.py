@@ -120,7 +120,8 @@ class LocalFits:
 
     With ``family="binomial"`` (:mod:`~locacal.localfit._likelihood`): ``value`` is
     ``expit`` of the local logit (in [0, 1]); ``logit`` that logit (+-inf in windows of one
-    label); ``se`` its standard error (logit scale, NaN where infinite); ``slope`` the logit
+    label); ``se`` its standard error (logit scale; NaN where locfit's iteration ends at a
+    boundary: one label, a nearly perfect fit, |logit| > 700); ``slope`` the logit
     slope; ``var_factor`` ``sum (K w)^2 / (sum K w)^2``, one over the window's effective
     size; ``influence`` the likelihood's ``L_ii`` at the rows.
     """
@@ -294,6 +295,8 @@ def _binomial(sample: SortedSample, points: np.ndarray | Literal["data"], params
     for name in ("value", "slope", "var_factor", "count", "bandwidth", "se", "logit"):
         if name in wanted:
             fits[name] = getattr(native, name)[inverse]
+    if "se" in fits:  # no Wald standard error where the iteration stopped at a boundary
+        fits["se"] = np.where(native.status[inverse] == 0, fits["se"], np.nan)
     if "influence" in outputs:
         if not at_data:
             raise ValueError("outputs: 'influence' needs points='data'")
