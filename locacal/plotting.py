@@ -121,8 +121,8 @@ def plot_curve(curve: Curve, ax: Axes | None = None, *, band: bool = True,
     if band and np.isfinite(curve.lower).any():
         ax.fill_between(curve.grid, curve.lower, curve.upper, color=line.get_color(),
                         alpha=0.2, linewidth=0)
-    if scale == "logit":
-        set_logit_axes(ax, np.concatenate([curve.grid, curve.estimate]))
+    if scale == "logit":  # square axes over the scores (an estimate near 0 sits at the edge)
+        set_logit_axes(ax, curve.grid)
     ax.legend(loc="upper left", frameon=False)
     return ax
 

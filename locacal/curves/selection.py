@@ -255,7 +255,8 @@ class SmoothingTable:
     def __repr__(self) -> str:
         family = "" if self.family == "gaussian" else f", family={self.family!r}"
         return (f"SmoothingTable({self.parameter}, degree={self.degree}, "
-                f"kernel={plain(self.kernel)!r}, n={self.n}{family})\n{self.table.to_string(index=False)}")
+                f"kernel={plain(self.kernel)!r}, n={self.n}{family})\n"
+                f"{self.table.to_string(index=False)}")
 
     def to_frame(self) -> pd.DataFrame:
         """The criteria table (a copy of :attr:`table`): ``nn`` (or ``h``), ``df``, ``rss``,
