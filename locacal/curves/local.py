@@ -148,8 +148,8 @@ class LocalRegressionCalibrator(BaseCalibrator):
         squares leaves [0, 1]. Natively by locfit's own Newton iteration
         (:mod:`locacal.localfit._likelihood`: agrees with R to ~1e-13; locfit stops before
         full convergence, 4e-7 to 2.3e-6 from the maximiser on 2 % prevalence data). Its
-        band is
-        Wald on the logit scale, mapped back (:mod:`locacal.curves._likelihood_band`).
+        band is Wald on the logit scale, mapped back
+        (:mod:`locacal.curves._likelihood_band`).
         ``evaluation="exact"`` only on the native backend; not from cell statistics.
 
     Attributes
