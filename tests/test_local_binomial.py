@@ -123,7 +123,7 @@ def test_seeded_coverage_at_two_percent_prevalence():
 
 
 def test_span_selection_by_likelihood_gcv():
-    s, d = _rare(1500, 7)
+    s, d = _rare(800, 7)
     cal = LocalRegressionCalibrator(nn="gcv", family="binomial").fit(s, d)
     table = cal.smoothing_table_
     assert table.family == "binomial"
