@@ -220,25 +220,24 @@ after.set_index("model")[["cal_intercept", "cal_slope", "ici", "brier", "auc"]]
 # %%
 fig, axes = plt.subplots(1, 2, figsize=(10, 5))
 for ax, name in zip(axes, models, strict=True):
-    raw = locacal.LocalRegressionCalibrator(clip=False).fit(test[name], test["diabetes"])
+    ls = locacal.LocalRegressionCalibrator().fit(test[name], test["diabetes"])
     lik = locacal.LocalRegressionCalibrator(nn="gcv", family="binomial").fit(
         test[name], test["diabetes"])
-    locacal.calibration_curve(test[name], test["diabetes"]).plot(
-        ax=ax, label="least squares (nn = 0.15)", scale="logit")
+    ls.curve().plot(ax=ax, label="least squares (nn = 0.15)", scale="logit")
     lik.curve().plot(ax=ax, label=f"binomial (GCV: nn = {lik.nn_:.2f})", scale="logit")
     ax.set_title(f"{name}: test split, logit axes")
-    print(f"{name}: least squares unclipped range [{raw.predict(test[name]).min():.3f}, "
-          f"{raw.predict(test[name]).max():.3f}]; binomial range "
-          f"[{lik.predict(test[name]).min():.3f}, {lik.predict(test[name]).max():.3f}]")
+    print(f"{name}: least squares range [{ls.predict(test[name]).min():.4f}, "
+          f"{ls.predict(test[name]).max():.3f}]; binomial range "
+          f"[{lik.predict(test[name]).min():.4f}, {lik.predict(test[name]).max():.3f}]")
 fig.tight_layout()
 
 # %% [markdown]
 # For the forest, GCV picks the widest span for 133 women and the local likelihood's curve is
-# a smooth logistic one, where least squares wiggles and drops to 0 at the lowest scores
-# (its local line goes below 0 there and is clipped). For the logistic score, no diabetic
-# woman lies among the lowest scores: the local likelihood then goes to 0 too (the logit
-# heads to minus infinity) and its band, Clopper-Pearson's in such a window, shows how little
-# a handful of women can tell. On the logit axes both tails are visible, which they are not
+# a smooth logistic one, where least squares wiggles and drops to exactly 0 at the lowest
+# scores (a window of 19 women without a diabetic one: a local fit to zeros). For the
+# logistic score, no diabetic woman lies among the lowest scores either: the local likelihood
+# then goes to 0 too (the logit heads to minus infinity), and its band, wide there, shows how
+# little a handful of women can tell. On the logit axes both tails are visible, which they are not
 # on [0, 1]. The same estimator recalibrates, fitted on the calibration women and judged on
 # the test women as above:
 
