@@ -21,12 +21,13 @@ from locacal._repr import frame_html, result_html
 from locacal._validation import (
     check_bins,
     check_bool,
+    check_choice,
     check_scores_labels,
     plain,
     public_api,
 )
 from locacal.data.groups import pop_by_column, split_by
-from locacal.plotting import new_axes
+from locacal.plotting import SCALES, new_axes
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -136,7 +137,8 @@ class ReliabilityDisplay:
     def from_predictions(cls, scores: Any, labels: Any, *, method: str = "local",
                          band: str | None = "pointwise", weights: Any = None,
                          name: str | None = None, ax: Axes | None = None, plot: bool = True,
-                         by: Any = None, **params: Any) -> ReliabilityDisplay:
+                         by: Any = None, scale: str = "linear",
+                         **params: Any) -> ReliabilityDisplay:
         """Fit the calibration curve of each score vector and (by default) draw them.
 
         Parameters
@@ -162,6 +164,9 @@ class ReliabilityDisplay:
             also holds one display per group (``groups``), each equal to this call on the
             group's rows, and :meth:`plot` draws them as small multiples (one panel per
             group, the models overlaid in each; ``ax`` is then not used).
+        scale : {"linear", "logit"}, default "linear"
+            Axes of the drawing (:meth:`plot`): ``"logit"`` for rare events, e.g. with
+            ``family="binomial"`` (the local logistic fit of ``method="local"``).
         pos_label : optional
             The positive class when ``labels`` are class names.
         **params
@@ -172,6 +177,7 @@ class ReliabilityDisplay:
         check_bool(plot, "plot")
         if by is not None:
             scores, by = pop_by_column(scores, by)
+        check_choice(scale, SCALES, "scale")
         models = _named_scores(scores, name)
         curves, kept, y = {}, {}, None
         for model, values in models.items():
@@ -193,7 +199,7 @@ class ReliabilityDisplay:
                                             plot=False, **params)
                 for group, rows in groups}
         if plot:
-            display.plot(ax=ax)
+            display.plot(ax=ax, scale=scale)
         return display
 
     @classmethod
@@ -202,6 +208,7 @@ class ReliabilityDisplay:
                        band: str | None = "pointwise", weights: Any = None,
                        pos_label: Any = None, name: str | None = None,
                        ax: Axes | None = None, plot: bool = True, by: Any = None,
+                       scale: str = "linear",
                        **params: Any) -> ReliabilityDisplay:
         """The calibration curves of fitted scikit-learn classifiers on ``(X, y)``.
 
@@ -236,10 +243,11 @@ class ReliabilityDisplay:
         if isinstance(by, str) and isinstance(X, pd.DataFrame) and by in X.columns:
             by = X[by]
         return cls.from_predictions(scores, y, method=method, band=band, weights=weights,
-                                    pos_label=positive, ax=ax, plot=plot, by=by, **params)
+                                    pos_label=positive, ax=ax, plot=plot, by=by, scale=scale,
+                                    **params)
 
     def plot(self, ax: Axes | None = None, *, band: bool = True, histogram: bool = True,
-             bins: int = 30) -> Axes:
+             bins: int = 30, scale: str = "linear") -> Axes:
         """Draw the stored curves over the diagonal, with the score histograms below.
 
         Parameters
@@ -254,6 +262,9 @@ class ReliabilityDisplay:
         bins : int, default 30
             Histogram bins on [0, 1], at most the number of scores of the largest model (or
             30).
+        scale : {"linear", "logit"}, default "linear"
+            ``"logit"``: both axes on the logit scale (rare events; the histogram's bins
+            equally spaced in logit).
 
         Returns
         -------
@@ -264,22 +275,23 @@ class ReliabilityDisplay:
         """
         from locacal.plotting import palette, plot_curve, plot_curve_facets
 
+        scale = check_choice(scale, SCALES, "scale")
         if self.groups is not None:
             if ax is not None:
                 raise ValueError("a display by group draws its own grid of panels; call "
                                  "plot() without ax")
             panels = plot_curve_facets({g: d.curves for g, d in self.groups.items()},
-                                       band=band)
+                                       band=band, scale=scale)
             self.ax_, self.figure_, self.hist_ax_ = panels, panels[0].figure, None
             return panels
 
         bins = check_bins(bins, max(v.size for v in self.scores.values()), default=30)
         ax = new_axes(ax, (5.0, 6.0) if histogram else (5.0, 5.0))
         for i, (name, curve) in enumerate(self.curves.items()):
-            plot_curve(curve, ax=ax, band=band, label=name, color=palette(i))
+            plot_curve(curve, ax=ax, band=band, label=name, color=palette(i), scale=scale)
         self.ax_, self.figure_, self.hist_ax_ = ax, ax.figure, None
         if histogram:
-            self.hist_ax_ = _histogram_below(ax, self.scores, bins)
+            self.hist_ax_ = _histogram_below(ax, self.scores, bins, scale)
         return ax
 
     def to_frame(self) -> pd.DataFrame:
@@ -323,14 +335,20 @@ class ReliabilityDisplay:
         return f"ReliabilityDisplay(models={list(self.curves)}, n={self.labels.size})"
 
 
-def _histogram_below(ax: Axes, scores: Mapping[str, np.ndarray], bins: int) -> Axes:
-    """Step histograms of the scores in an axis appended under ``ax`` (sharing x)."""
+def _histogram_below(ax: Axes, scores: Mapping[str, np.ndarray], bins: int,
+                     scale: str = "linear") -> Axes:
+    """Step histograms of the scores in an axis appended under ``ax`` (sharing x); on the
+    logit scale the bins are equally spaced in logit between the Axes' limits."""
     from mpl_toolkits.axes_grid1 import make_axes_locatable
 
     from locacal.plotting import palette
 
     hist = make_axes_locatable(ax).append_axes("bottom", size="20%", pad=0.1, sharex=ax)
     edges = np.linspace(0.0, 1.0, bins + 1)
+    if scale == "logit":
+        lo, hi = ax.get_xlim()
+        x = np.linspace(np.log(lo / (1 - lo)), np.log(hi / (1 - hi)), bins + 1)
+        edges = 1 / (1 + np.exp(-x))
     for i, values in enumerate(scores.values()):
         hist.hist(values, bins=edges, histtype="step", color=palette(i))
     hist.set_xlabel(ax.get_xlabel() or "score")

@@ -70,13 +70,48 @@ def _diagonal(ax: Axes) -> None:
     ax.set_ylabel("$\\hat{g}$: observed frequency")
 
 
+#: Axis scales of the calibration plots: probabilities, or their logits (rare events).
+SCALES = ("linear", "logit")
+
+
+def logit_limits(values: Any) -> tuple[float, float]:
+    """Axis limits on a logit scale covering the values strictly inside (0, 1), padded by a
+    fifth of their logit range (0.001 and 0.999 when none is)."""
+    v = np.asarray(values, dtype=np.float64).ravel()
+    v = v[np.isfinite(v) & (v > 0) & (v < 1)]
+    if v.size == 0:
+        return 1e-3, 1 - 1e-3
+    lo, hi = np.log(v.min() / (1 - v.min())), np.log(v.max() / (1 - v.max()))
+    pad = max(0.2 * (hi - lo), 0.25)
+    return float(1 / (1 + np.exp(-(lo - pad)))), float(1 / (1 + np.exp(-(hi + pad))))
+
+
+def set_logit_axes(ax: Axes, values: Any) -> None:
+    """Both axes on matplotlib's logit scale, limited to :func:`logit_limits` of
+    ``values`` together with what the Axes shows already (0 and 1 are at infinity there)."""
+    lo, hi = logit_limits(values)
+    if ax.get_xscale() == "logit":  # overlaying: keep the union of the limits
+        lo, hi = min(lo, ax.get_xlim()[0]), max(hi, ax.get_xlim()[1])
+    ax.set_xscale("logit", nonpositive="clip")
+    ax.set_yscale("logit", nonpositive="clip")
+    ax.set_xlim(lo, hi)
+    ax.set_ylim(lo, hi)
+    ax.set_aspect("auto")
+
+
 def plot_curve(curve: Curve, ax: Axes | None = None, *, band: bool = True,
-               diagonal: bool = True, label: str | None = None, **line_kwargs: Any) -> Axes:
+               diagonal: bool = True, label: str | None = None, scale: str = "linear",
+               **line_kwargs: Any) -> Axes:
     """Draw one calibration curve, its 95 % band and the diagonal.
 
     Binning curves are drawn as points joined by lines (the thesis's reliability diagram);
-    smooth curves as lines. Extra keyword arguments go to ``Axes.plot``.
+    smooth curves as lines. ``scale="logit"`` puts both axes on the logit scale (the tail
+    of rare events, where a 1 % vs 2 % gap is invisible on [0, 1]; estimates of exactly 0 or
+    1 are clipped to the axis edge). Extra keyword arguments go to ``Axes.plot``.
     """
+    from locacal._validation import check_choice
+
+    scale = check_choice(scale, SCALES, "scale")
     ax = new_axes(ax)
     if diagonal and not any(line.get_label() == "_diagonal" for line in ax.get_lines()):
         _diagonal(ax)
@@ -87,16 +122,18 @@ def plot_curve(curve: Curve, ax: Axes | None = None, *, band: bool = True,
     if band and np.isfinite(curve.lower).any():
         ax.fill_between(curve.grid, curve.lower, curve.upper, color=line.get_color(),
                         alpha=0.2, linewidth=0)
+    if scale == "logit":  # square axes over the scores (an estimate near 0 sits at the edge)
+        set_logit_axes(ax, curve.grid)
     ax.legend(loc="upper left", frameon=False)
     return ax
 
 
 def plot_curves(curves: Mapping[str, Curve], ax: Axes | None = None, *,
-                band: bool = False) -> Axes:
+                band: bool = False, scale: str = "linear") -> Axes:
     """Overlay several named curves (e.g. smoothing choices) on one diagonal."""
     ax = new_axes(ax)
     for i, (name, curve) in enumerate(curves.items()):
-        plot_curve(curve, ax=ax, band=band, label=name, color=palette(i))
+        plot_curve(curve, ax=ax, band=band, label=name, color=palette(i), scale=scale)
     return ax
 
 
@@ -174,16 +211,17 @@ def facet_axes(count: int, *, columns: int = 4, size: float = 3.0) -> np.ndarray
 
 
 def plot_curve_facets(panels: Mapping[str, Mapping[str, Curve]], *, band: bool = True,
-                      columns: int = 4, highlight: Any = ()) -> np.ndarray:
+                      columns: int = 4, highlight: Any = (),
+                      scale: str = "linear") -> np.ndarray:
     """Small multiples: one panel per group (``panels``: group -> {model: curve}), the models
     overlaid in each in the same colours, every panel on the diagonal of [0, 1]^2. The
-    panels named in ``highlight`` (e.g. the groups a test flags) get a red frame and title.
-    Returns the Axes."""
+    panels named in ``highlight`` (e.g. the groups a test flags) get a red frame and title;
+    ``scale`` is that of :func:`plot_curve`. Returns the Axes."""
     axes = facet_axes(len(panels), columns=columns)
     flagged = set(highlight)
     for ax, (group, curves) in zip(axes, panels.items(), strict=True):
         for i, (name, curve) in enumerate(curves.items()):
-            plot_curve(curve, ax=ax, band=band, label=name, color=palette(i))
+            plot_curve(curve, ax=ax, band=band, label=name, color=palette(i), scale=scale)
         ax.set_title(str(group), color="#D55E00" if group in flagged else "black",
                      fontsize="medium")
         if group in flagged:

@@ -4,11 +4,18 @@
 
 locacal_fits <- new.env(parent = emptyenv())
 
-locacal_locfit_fit <- function(key, d, s, w, nn, h, deg, kern, maxk, exact) {
+# `family`: "default" (locfit's local least squares) or "binomial" (local logistic
+# likelihood; the caller sends d = label x weight, locfit's successes out of `w` trials).
+locacal_locfit_fit <- function(key, d, s, w, nn, h, deg, kern, maxk, exact,
+                               family = "default") {
   dat <- data.frame(d = d, s = s, w = w)
   fit_at <- function(ev) {
-    locfit(d ~ lp(s, nn = nn, h = h, deg = deg), data = dat, weights = w,
-           kern = kern, maxk = maxk, ev = ev)
+    if (family == "binomial")
+      locfit(d ~ lp(s, nn = nn, h = h, deg = deg), data = dat, weights = w,
+             kern = kern, maxk = maxk, ev = ev, family = "binomial")
+    else
+      locfit(d ~ lp(s, nn = nn, h = h, deg = deg), data = dat, weights = w,
+             kern = kern, maxk = maxk, ev = ev)
   }
   # `exact`: the fit is evaluated at the requested points themselves (ev = points), so it is
   # made at each request; otherwise locfit's default adaptive tree (ev = rbox()), made now.

@@ -236,7 +236,8 @@ def _build_table() -> list[Row]:
                                                     no_such_option=(1,))),
         _metric(lc.smoothing_table, degree=(3, -1, 1.5), nn=([0.0], [1.5], ["0.5"], [],
                                                               "x"),
-                h=([0.0], [-1.0], ["0.1"], "nope"), kernel=("gauss", "nope")),
+                h=([0.0], [-1.0], ["0.1"], "nope"), kernel=("gauss", "nope"),
+                family=("nope", 1)),
         # with true_p, so that no column is NaN by design (ise needs it)
         Row("compare_curves", lambda scores, labels, weights, true_p, specs=None, **kw:
             lc.compare_curves(scores, labels, {"platt": "platt"} if specs is None else specs,
@@ -249,7 +250,7 @@ def _build_table() -> list[Row]:
              bin_size=COUNT),
         _fit(lc.LocalRegressionCalibrator, degree=(3, -1, 1.5), nn=(*NN, "nope"),
              h=(0.0, -1.0, "0.1"), kernel=("nope", 1), evaluation=("nope",),
-             backend=("nope",), maxk=COUNT, clip=("yes", 1)),
+             backend=("nope",), maxk=COUNT, clip=("yes", 1), family=("nope", 1, None)),
         _fit(lc.LowessCalibrator, frac=NN, it=(-1, 1.5, "2"), delta=(-1.0, "0"),
              clip=("yes",)),
         _fit(lc.KernelCalibrator, reg_type=("nope", 1), bw=(0.0, -1.0, "nope", float("nan")),

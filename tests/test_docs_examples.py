@@ -38,7 +38,8 @@ def _blocks(page: Path) -> list[str]:
 
 def test_every_page_has_examples():
     assert [page.stem for page in PAGES] == ["index", "decide", "fix", "from_r", "measure",
-                                             "reproduce", "scale", "see"]
+                                             "rare_events", "reproduce", "scale", "see",
+                                             "subgroups"]
     assert all(_blocks(page) for page in PAGES)
 
 

@@ -146,15 +146,17 @@ class CalibrationCurve:
         )
 
     def plot(self, ax: Axes | None = None, *, band: bool = True, diagonal: bool = True,
-             label: str | None = None, **line_kwargs: Any) -> Axes:
+             label: str | None = None, scale: str = "linear", **line_kwargs: Any) -> Axes:
         """Draw the curve (and its band) against the diagonal; returns the Axes.
 
-        Call again with the same ``ax`` to overlay several curves.
+        Call again with the same ``ax`` to overlay several curves. ``scale="logit"``: both
+        axes on the logit scale, for rare events (the band of ``family="binomial"`` is a
+        Wald band on that scale).
         """
         from locacal.plotting import plot_curve
 
         return plot_curve(self, ax=ax, band=band, diagonal=diagonal, label=label,
-                          **line_kwargs)
+                          scale=scale, **line_kwargs)
 
     def _repr_html_(self) -> str:
         from locacal._repr import figure_html, frame_html, result_html

@@ -22,6 +22,9 @@ SortedSample           value only, ``many_points``      ``_direct`` while distin
                                                         <= SEQUENTIAL_BUDGET, else in-block
                                                         prefix sums (``_many``; Gaussian or
                                                         h without nn: ``_segment``)
+SortedSample           LocalParams with                 local logistic likelihood at each distinct
+                       ``family="binomial"``            point (``_likelihood``; R's for the value
+                                                        with ``backend="locfit"``)
 ScoreStatistics        LocalParams (degree 0 or 1,      binned local fit from the cell sums, with
                        rect or tricube, a span nn)      its ``bound`` and ``var_factor``
                                                         (``_cells``)
@@ -57,21 +60,32 @@ from locacal.localfit._direct import SEQUENTIAL_BUDGET, LocalParams, fit_points
 from locacal.localfit._gauss import kernel_regression, kernel_var_factor
 from locacal.localfit._influence import block_cache, fit_at_data
 from locacal.localfit._knn import knn_means
+from locacal.localfit._likelihood import fit_binomial
 from locacal.localfit._many import fit_sorted
-from locacal.localfit._params import EVALUATIONS, MAX_MAXK, check_maxk, local_params
+from locacal.localfit._params import (
+    EVALUATIONS,
+    FAMILIES,
+    MAX_MAXK,
+    check_maxk,
+    local_params,
+)
 from locacal.localfit._resample import resampled_fits, resamples
 from locacal.localfit._segment import ExactLocalMap
 from locacal.localfit._tree import build_tree
 from locacal.localfit._window import KERNELS, effective_count, warn_if_widened
 
-__all__ = ["BACKENDS", "EVALUATIONS", "KERNELS", "MAX_MAXK", "OUTPUTS",
+__all__ = ["BACKENDS", "EVALUATIONS", "FAMILIES", "KERNELS", "MAX_MAXK", "OUTPUTS",
            "STRUCTURES", "GaussianKernel", "LocalFits", "LocalParams", "NearestMean",
            "check_maxk", "effective_count", "fit",
            "local_params", "resamples", "warn_if_widened", "warn_undefined"]
 
 STRUCTURES = ("exact", "tree")
 BACKENDS = ("native", "locfit")
-OUTPUTS = ("value", "slope", "var_factor", "count", "bandwidth", "influence", "bound")
+OUTPUTS = ("value", "slope", "var_factor", "count", "bandwidth", "influence", "bound", "se",
+           "logit")
+#: What the local logistic likelihood (``family="binomial"``) provides.
+BINOMIAL_OUTPUTS = ("value", "slope", "var_factor", "count", "bandwidth", "influence", "se",
+                    "logit")
 #: What the binned fit from cell sums (``ScoreStatistics``) provides.
 CELL_OUTPUTS = ("value", "bound", "var_factor")
 
@@ -103,6 +117,13 @@ class LocalFits:
     ``L_ii`` per sorted row (``points="data"``); ``unsplittable``: where R's locfit would
     split its tree forever (``structure="tree"``); ``bound``: the binned fit's bound on
     |value - exact fit| (``ScoreStatistics`` input).
+
+    With ``family="binomial"`` (:mod:`~locacal.localfit._likelihood`): ``value`` is
+    ``expit`` of the local logit (in [0, 1]); ``logit`` that logit (+-inf in windows of one
+    label); ``se`` its standard error (logit scale; NaN where locfit's iteration ends at a
+    boundary: one label, a nearly perfect fit, |logit| > 700); ``slope`` the logit
+    slope; ``var_factor`` ``sum (K w)^2 / (sum K w)^2``, one over the window's effective
+    size; ``influence`` the likelihood's ``L_ii`` at the rows.
     """
 
     value: np.ndarray | None = None
@@ -113,6 +134,8 @@ class LocalFits:
     influence: np.ndarray | None = None
     bound: np.ndarray | None = None
     unsplittable: tuple[float, ...] = ()
+    se: np.ndarray | None = None
+    logit: np.ndarray | None = None
 
 
 def warn_undefined(raw: np.ndarray, consequence: str = "the estimate is NaN there",
@@ -190,6 +213,12 @@ def fit(data: SortedSample | ScoreStatistics | Rows, points: np.ndarray | Litera
     if isinstance(data, tuple):
         data = sort_sample(*data)
     sample = data
+    if isinstance(params, LocalParams) and params.family == "binomial":
+        return _binomial(sample, points, params, outputs, structure, backend, maxk,
+                         copies, cache)
+    if {"se", "logit"} & set(outputs):
+        raise ValueError("outputs: 'se' and 'logit' are the local likelihood's "
+                         "(family='binomial')")
     if isinstance(params, NearestMean):
         return LocalFits(knn_means(sample, points, params.k))
     if copies is not None:
@@ -221,6 +250,13 @@ def _from_cells(cells: ScoreStatistics, points: np.ndarray, params: Any,
     if other:
         raise ValueError(f"outputs: {other} are not available from cell statistics; choose "
                          f"among {list(CELL_OUTPUTS)}")
+    if isinstance(params, LocalParams) and params.family == "binomial":
+        raise ValueError(
+            "family='binomial' is not available from cell statistics (ScoreStatistics, the "
+            "Dask path): the local likelihood is maximised by Newton steps whose weights "
+            "p(1 - p) change with the fit, so it needs the rows of each window, not the "
+            "cells' sums of w, wy and ws; fit it on the rows, or use the local least "
+            "squares (family='gaussian') from cells")
     if (not isinstance(params, LocalParams) or params.h is not None or params.nn is None
             or structure != "exact" or backend != "native"):
         raise ValueError("from cell statistics the local fit takes LocalParams with a span nn "
@@ -234,6 +270,48 @@ def _from_cells(cells: ScoreStatistics, points: np.ndarray, params: Any,
                                            params.kernel)
     return LocalFits(value=value if "value" in outputs else None,
                      bound=bound if "bound" in outputs else None, var_factor=var_factor)
+
+
+def _binomial(sample: SortedSample, points: np.ndarray | Literal["data"], params: LocalParams,
+              outputs: tuple[str, ...], structure: str, backend: str, maxk: int,
+              copies: np.ndarray | None, cache: dict) -> LocalFits:
+    """The local logistic likelihood (``_likelihood``) at each distinct point; the value
+    from R's locfit with ``backend="locfit"`` (the other outputs stay native, exact)."""
+    if copies is not None:
+        raise ValueError("family='binomial' has no all-resamples-at-once route (copies=); "
+                         "refit each resample")
+    if structure == "tree" and backend == "native":
+        raise ValueError("family='binomial' is fitted exactly at each point "
+                         "(structure='exact'); locfit's tree for it is available with "
+                         "backend='locfit'")
+    at_data = isinstance(points, str)
+    if at_data and backend != "native":
+        raise ValueError("points='data' (span selection) is native only")
+    t = sample.scores if at_data else points
+    unique, inverse = np.unique(t, return_inverse=True)
+    wanted = set(outputs) | ({"value"} if "influence" in outputs else set())
+    native = fit_binomial(sample, unique, params.degree, params.nn, params.h, params.kernel)
+    fits: dict[str, Any] = {}
+    for name in ("value", "slope", "var_factor", "count", "bandwidth", "se", "logit"):
+        if name in wanted:
+            fits[name] = getattr(native, name)[inverse]
+    if "se" in fits:  # no Wald standard error where the iteration stopped at a boundary
+        fits["se"] = np.where(native.status[inverse] == 0, fits["se"], np.nan)
+    if "influence" in outputs:
+        if not at_data:
+            raise ValueError("outputs: 'influence' needs points='data'")
+        # locfit's ressumm: L_ii = w_i g_i (1 - g_i) (J^-1)_00 at s_i, capped at 1 ("no
+        # observation gives > 1 degree of freedom"), 0 where the window fits (nearly)
+        # perfectly or holds one label (locfit skips the variance there)
+        w = np.ones(sample.n) if sample.weights is None else sample.weights
+        value = fits["value"]
+        info = np.where(native.status == 0, native.inverse_info, 0.0)
+        info[(native.status >= 3) & np.isfinite(native.inverse_info)] = native.inverse_info[
+            (native.status >= 3) & np.isfinite(native.inverse_info)]
+        fits["influence"] = np.minimum(w * value * (1 - value) * info[inverse], 1.0)
+    if backend == "locfit" and "value" in outputs:
+        fits["value"] = _r_fit(sample, params, structure, maxk, cache).predict(points)
+    return LocalFits(**fits)
 
 
 def _cached(cache: dict, key: tuple, build: Any) -> Any:
@@ -300,4 +378,4 @@ def _r_fit(sample: SortedSample, params: LocalParams, structure: str, maxk: int,
     return _cached(cache, ("locfit", params, maxk, evaluation), lambda: locfit_fit(
         sample.scores, sample.labels.astype(np.float64), sample.weights, degree=params.degree,
         nn=params.nn, h=params.h or 0.0, kernel=params.kernel, maxk=maxk,
-        evaluation=evaluation))
+        evaluation=evaluation, family=params.family))

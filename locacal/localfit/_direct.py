@@ -51,12 +51,15 @@ _CHUNK = 32_768
 
 @dataclass(frozen=True)
 class LocalParams:
-    """Smoothing parameters of a local fit (already validated)."""
+    """Smoothing parameters of a local fit (already validated); ``family``: local least
+    squares (``"gaussian"``, locfit's default) or the local logistic likelihood
+    (``"binomial"``, :mod:`locacal.localfit._likelihood`)."""
 
     degree: int = 0
     nn: float | None = 0.15
     h: float | None = None
     kernel: str = "rect"
+    family: str = "gaussian"
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,10 @@ from locacal._validation import check_choice, check_fraction, check_int, check_p
 from locacal.localfit._direct import LocalParams
 from locacal.localfit._window import KERNELS
 
-__all__ = ["EVALUATIONS", "MAX_MAXK", "check_maxk", "local_params"]
+__all__ = ["EVALUATIONS", "FAMILIES", "MAX_MAXK", "check_maxk", "local_params"]
+
+#: Local-fit families: local least squares (locfit's default), local logistic likelihood.
+FAMILIES = ("gaussian", "binomial")
 
 #: Public vocabulary of ``evaluation`` (the LCS, LocalRegressionCalibrator): the fit at every
 #: point, or locfit's tree (``structure="tree"``).
@@ -28,11 +31,12 @@ def check_maxk(maxk: int) -> int:
 
 
 def local_params(degree: int = 0, nn: float | None = 0.15, h: float | None = None,
-                 kernel: str = "rect") -> LocalParams:
+                 kernel: str = "rect", family: str = "gaussian") -> LocalParams:
     """Validate the smoothing parameters; errors name the argument.
 
     ``nn`` in (0, 1] (None: no nearest-neighbour part), ``h > 0`` (None: none); at least one
     of them. Both given: ``h(t) = max(nn distance, h)``, as in ``lp(nn =, h =)``.
+    ``family`` in :data:`FAMILIES`.
     """
     degree = check_int(degree, "degree", allowed=(0, 1, 2))
     nn = None if nn is None else check_fraction(nn, "nn")
@@ -41,4 +45,5 @@ def local_params(degree: int = 0, nn: float | None = 0.15, h: float | None = Non
         raise ValueError("give at least one of nn (nearest-neighbour fraction) and h "
                          "(fixed bandwidth); both are None")
     kernel = check_choice(kernel, tuple(KERNELS), "kernel")
-    return LocalParams(degree, nn, h, kernel)
+    family = check_choice(family, FAMILIES, "family")
+    return LocalParams(degree, nn, h, kernel, family)

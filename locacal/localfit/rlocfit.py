@@ -148,17 +148,24 @@ class LocfitSettings:
     kernel: str
     maxk: int
     evaluation: str
+    family: str = "gaussian"
+
+
+#: Families of the R backend: locfit's default local least squares, or ``"binomial"``.
+R_FAMILIES = ("gaussian", "binomial")
 
 
 def locfit_settings(degree: int = 0, nn: float = 0.15, h: float = 0.0, kernel: str = "rect",
-                    maxk: int = 200, evaluation: str = "locfit") -> LocfitSettings:
+                    maxk: int = 200, evaluation: str = "locfit",
+                    family: str = "gaussian") -> LocfitSettings:
     """Check locfit's settings with the native engine's rules; ``h = 0`` means no fixed part."""
     check_fraction(nn, "nn")  # locfit always needs nn (the native engine allows None)
     params = local_params(degree, nn, h or None, kernel)  # the native engine's checks
     maxk = check_maxk(maxk)
     check_choice(evaluation, EVALUATIONS, "evaluation")
+    family = check_choice(family, R_FAMILIES, "family")
     return LocfitSettings(params.degree, float(params.nn), params.h or 0.0, params.kernel,
-                          maxk, evaluation)
+                          maxk, evaluation, family)
 
 
 _keys = itertools.count()
@@ -207,13 +214,18 @@ class LocfitFit:
         bridge = _bridge()
         ri, s = bridge.ri, self.settings
         w = np.ones_like(self.scores) if self.weights is None else self.weights
+        # binomial: locfit reads weights as trial counts, so the case-weighted likelihood
+        # sum_i w_i (y_i theta_i - log(1 + e^theta_i)) is y_i w_i successes out of w_i
+        binomial = s.family == "binomial"
+        d = self.labels * w if binomial else self.labels
         key = f"fit{next(_keys)}"
         try:
-            bridge.fit(ri.StrSexpVector([key]), _floats(ri, self.labels),
+            bridge.fit(ri.StrSexpVector([key]), _floats(ri, d),
                        _floats(ri, self.scores), _floats(ri, w), _floats(ri, [s.nn]),
                        _floats(ri, [s.h]), _floats(ri, [s.degree]),
                        ri.StrSexpVector([KERNELS[s.kernel]]), _floats(ri, [s.maxk]),
-                       ri.BoolSexpVector([s.evaluation == "exact"]))
+                       ri.BoolSexpVector([s.evaluation == "exact"]),
+                       ri.StrSexpVector(["binomial" if binomial else "default"]))
         except bridge.error as exc:
             raise _r_failure(exc) from None
         self._key = key
@@ -244,9 +256,10 @@ def _drop(key: str) -> None:
 
 def locfit_fit(scores: Any, labels: Any, weights: Any = None, *, degree: int = 0,
                nn: float = 0.15, h: float = 0.0, kernel: str = "rect", maxk: int = 200,
-               evaluation: str = "locfit") -> LocfitFit:
+               evaluation: str = "locfit", family: str = "gaussian") -> LocfitFit:
     """Fit ``locfit(d ~ lp(s, nn = nn, h = h, deg = degree), kern = kernel, maxk = maxk,
-    weights = w, ev = ...)`` in R, once.
+    weights = w, ev = ...)`` in R, once (with ``family = "binomial"`` for the local
+    logistic likelihood).
 
     Parameters
     ----------
@@ -264,6 +277,11 @@ def locfit_fit(scores: Any, labels: Any, weights: Any = None, *, degree: int = 0
         ``"locfit"``: locfit's default adaptive tree (``ev = rbox()``) and its interpolation,
         what ``predict(fit, newdata = )`` returns; ``"exact"``: the fit at the requested
         points themselves (``ev = points``).
+    family : {"gaussian", "binomial"}, default "gaussian"
+        locfit's default local least squares, or its local logistic likelihood
+        (``family = "binomial"``; the labels are sent as ``d * w`` successes out of ``w``
+        trials, so that the weights act as case weights). ``predict`` then returns
+        ``expit`` of the local logit.
 
     Returns
     -------
@@ -285,7 +303,7 @@ def locfit_fit(scores: Any, labels: Any, weights: Any = None, *, degree: int = 0
         R's locfit stopped with an error; the message is R's.
     """
     s, y, w = check_scores_labels(scores, labels, weights, warn_one_class=False)
-    settings = locfit_settings(degree, nn, h, kernel, maxk, evaluation)
+    settings = locfit_settings(degree, nn, h, kernel, maxk, evaluation, family)
     settings = _native_neighbourhood(settings, s.size)
     if settings.evaluation == "locfit":
         _refuse_crashing_ties(s, settings)
