@@ -122,21 +122,24 @@ def bw_nrd0(x: Any, weights: Any = None) -> float:
 
 
 def reflected_bandwidth(scores: np.ndarray, weights: np.ndarray | None = None, *,
-                        is_sorted: bool = False) -> float:
+                        is_sorted: bool = False, counts: np.ndarray | None = None) -> float:
     """``bw.nrd0(c(-s, s, 2 - s))``: the bandwidth R's code uses for the reflected density.
 
     Computed from the scores without building the 3n-sample: its moments follow from those of
     the scores, and its order statistics are those of ``-s``, ``s`` and ``2 - s`` laid end to
     end (all of ``-s`` lie below all of ``s``, which lie below all of ``2 - s``). With relative
     case weights the reflected sample carries each weight three times, so its effective size is
-    3 n_eff and its sd the weighted one of :func:`bw_nrd0`.
+    3 n_eff and its sd the weighted one of :func:`bw_nrd0`. ``counts`` (frequency weights,
+    ``weights`` then the combined ``w f``): the bandwidth of the expanded rows.
     """
     w = weights
+    if counts is not None and w is None:
+        w = counts
     if w is None:
         s1, s2 = float(scores.sum()), float(np.dot(scores, scores))
         q1, q3 = _reflected_quartiles(scores, is_sorted)
         return unweighted_reflected_bandwidth(scores.size, s1, s2, q1, q3, float(scores[0]))
-    n, n_sq = float(w.sum()), float(np.dot(w, w))
+    n, n_sq = float(w.sum()), float(np.dot(w, w if counts is None else w / counts))
     s1, s2 = float(np.dot(w, scores)), float(np.dot(w, scores * scores))
     first = -float(scores[np.flatnonzero(w > 0)[0]])
     sum_x, sum_x2 = _reflected_sums(n, s1, s2)
@@ -144,8 +147,10 @@ def reflected_bandwidth(scores: np.ndarray, weights: np.ndarray | None = None, *
     order = slice(None) if is_sorted else np.argsort(scores, kind="stable")
     xs, ws = scores[order], w[order]
     refl = np.concatenate([-xs[::-1], xs, 2.0 - xs[::-1]])
+    cs = None if counts is None else counts[order]
     q1, q3 = quantile_type7(refl, np.concatenate([ws[::-1], ws, ws[::-1]]),
-                            np.array([0.25, 0.75]))
+                            np.array([0.25, 0.75]),
+                            None if cs is None else np.concatenate([cs[::-1], cs, cs[::-1]]))
     return _nrd0_from_moments(total, sd, float(q3 - q1), first)
 
 
@@ -292,13 +297,15 @@ def reflected_kde(scores: Any, points: Any, *, weights: Any = None,
 
 def reflected_kde_values(scores: np.ndarray, points: np.ndarray, weights: np.ndarray | None,
                          *, bandwidth: float | None = None,
-                         is_sorted: bool = False) -> np.ndarray:
+                         is_sorted: bool = False,
+                         counts: np.ndarray | None = None) -> np.ndarray:
     """:func:`reflected_kde` on validated arrays; ``is_sorted=True`` (scores ascending, weights
-    in the same order) saves the partial sort behind the bandwidth."""
+    in the same order) saves the partial sort behind the bandwidth. ``counts``: frequency
+    weights (``weights`` the combined ``w f``), the density of the expanded rows."""
     s, x = scores, points
-    w = weights
+    w = weights if (weights is not None or counts is None) else counts
     if bandwidth is None:
-        h = reflected_bandwidth(s, w, is_sorted=is_sorted)
+        h = reflected_bandwidth(s, w, is_sorted=is_sorted, counts=counts)
     else:
         h = check_bandwidth(bandwidth, "bandwidth")
     total = float(s.size) if w is None else float(w.sum())

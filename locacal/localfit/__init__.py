@@ -190,6 +190,8 @@ def fit(data: SortedSample | ScoreStatistics | Rows, points: np.ndarray | Litera
     if isinstance(data, tuple):
         data = sort_sample(*data)
     sample = data
+    if sample.counts is not None:
+        return _with_counts(sample, points, params, outputs, structure, backend, copies)
     if isinstance(params, NearestMean):
         return LocalFits(knn_means(sample, points, params.k))
     if copies is not None:
@@ -211,6 +213,21 @@ def fit(data: SortedSample | ScoreStatistics | Rows, points: np.ndarray | Litera
     if value is None:
         value = _many_points(sample, params, points, cache)
     return LocalFits(value, unsplittable=unsplittable)
+
+
+def _with_counts(sample: SortedSample, points: Any, params: Any, outputs: tuple[str, ...],
+                 structure: str, backend: str, copies: Any) -> LocalFits:
+    """Frequency weights: the exact per-window fit (``_direct``), whose windows and sums
+    are those of the expanded rows (the other strategies count rows)."""
+    if (isinstance(params, NearestMean) or copies is not None or isinstance(points, str)
+            or structure != "exact" or backend != "native"):
+        raise ValueError("with frequency_weights the local fit is the native exact one at "
+                         "given points (structure='exact', backend='native', a fixed span); "
+                         f"got params={params!r}, structure={structure!r}, "
+                         f"backend={backend!r}")
+    unique, inverse = np.unique(points, return_inverse=True)
+    direct = fit_points(sample, unique, params)
+    return LocalFits(**{name: getattr(direct, name)[inverse] for name in outputs})
 
 
 def _from_cells(cells: ScoreStatistics, points: np.ndarray, params: Any,
