@@ -62,6 +62,7 @@ def calibration_curve(
     *,
     method: str = "local",
     weights: Any = None,
+    frequency_weights: Any = None,
     grid: Any = None,
     band: str | None = "pointwise",
     level: float = 0.95,
@@ -91,6 +92,10 @@ def calibration_curve(
         (:data:`locacal.curves.local.SLIDES_LOCAL`).
     weights : array-like of shape (n,), optional
         Non-negative relative case weights (exposure, survey weights).
+    frequency_weights : array-like of shape (n,), optional
+        Counts (a row stands for that many identical observations): the curve and its band
+        equal those of the expanded rows, never built (methods "local", "platt", "beta",
+        "isotonic"; :mod:`locacal.data.frequency`).
     grid : array-like, optional
         Points in [0, 1] where the curve is tabulated. By default the 2024 slides' grid: 100
         equally spaced points restricted to the observed score range (bin centres for
@@ -131,15 +136,18 @@ def calibration_curve(
     partition by partition, with ``band="pointwise"`` or None.
     """
     seed = check_seed(seed)
-    if has_dask(scores, labels, weights):
+    if has_dask(scores, labels, weights, frequency_weights):
+        if frequency_weights is not None:
+            raise TypeError("frequency_weights take in-memory counts; with Dask input give "
+                            "the rows themselves")
         check_choice(method, tuple(METHODS), "method")
         return _dask_curve(scores, labels, weights, method, grid, band, level, interval,
                            params)
     estimator = make_calibrator(method, **params)
     s, y, w = check_scores_labels(scores, labels, weights)
-    return estimator.fit(s, y, sample_weight=w).curve(grid, band=band, level=level,
-                                                      interval=interval, n_boot=n_boot,
-                                                      seed=seed)
+    fitted = estimator.fit(s, y, sample_weight=w, frequency_weights=frequency_weights)
+    return fitted.curve(grid, band=band, level=level, interval=interval, n_boot=n_boot,
+                        seed=seed)
 
 
 #: The options of the methods a Dask input can take (curves from cell statistics).

@@ -16,12 +16,14 @@ from locacal._validation import (
     check_aligned,
     check_probabilities,
     check_scores,
+    check_scores_labels,
     check_weights,
     positive_weight_rows,
     public_api,
     warn,
 )
 from locacal.data.cells import ScoreStatistics
+from locacal.data.frequency import weighting
 from locacal.data.grid import CELLS
 from locacal.metrics._dispatch import dask_input
 from locacal.metrics._prepared import Confusion, PreparedSample, prepare
@@ -40,18 +42,24 @@ def brier_cells(cells: ScoreStatistics) -> float:
 
 @public_api
 @dask_input(brier_cells)
-def brier_score(scores: Any, labels: Any, *, weights: Any = None) -> float:
+def brier_score(scores: Any, labels: Any, *, weights: Any = None,
+                frequency_weights: Any = None) -> float:
     """Brier score, the mean squared difference between scores and events.
 
     .. math:: \\mathrm{BS} = \\frac{1}{n} \\sum_{i=1}^n (d_i - \\hat s(x_i))^2
 
-    (weighted mean with ``weights``).
+    (weighted mean with ``weights``; ``frequency_weights``, counts of identical observations,
+    give the Brier score of the expanded rows: the mean weighted by ``w f``).
 
     References
     ----------
     Brier (1950); Machado, Charpentier et al. (2024), eq. (3). Dask input: exact, partition
     by partition (:mod:`locacal.data.dask`).
     """
+    if frequency_weights is not None:
+        s, y, w = check_scores_labels(scores, labels, weights)
+        point = weighting(w, frequency_weights, s.size).point
+        return float(np.average((y - s) ** 2, weights=point))
     return brier_from_sample(prepare(scores, labels, weights))
 
 
