@@ -565,3 +565,48 @@ def test_the_command_line_refuses_bad_input_in_one_line(tmp_path, capsys, row, l
     assert len(messages) == 1, err
     assert not NUMPY_REPR.search(err)
     assert not (tmp_path / "out").exists()
+
+
+# --- frequency weights (counts) --------------------------------------------------------------
+
+F = np.arange(N, dtype=float) % 4  # valid counts, zeros included
+
+FREQUENCY_CALLS = {
+    "brier_score": lambda f: locacal.brier_score(S, Y, frequency_weights=f),
+    "lcs": lambda f: locacal.lcs(S, Y, frequency_weights=f),
+    "spiegelhalter_z": lambda f: locacal.spiegelhalter_z(S, Y, frequency_weights=f),
+    "hosmer_lemeshow": lambda f: locacal.hosmer_lemeshow(S, Y, frequency_weights=f),
+    "calibration_intercept_slope": lambda f: locacal.calibration_intercept_slope(
+        S, Y, frequency_weights=f),
+    "calibration_curve": lambda f: locacal.calibration_curve(S, Y, frequency_weights=f),
+    "LocalRegressionCalibrator.fit": lambda f: locacal.LocalRegressionCalibrator().fit(
+        S, Y, frequency_weights=f),
+    "PlattCalibrator.fit": lambda f: locacal.PlattCalibrator().fit(S, Y, frequency_weights=f),
+}
+BAD_COUNTS = {
+    "negative": np.where(np.arange(N) == 3, -1.0, F),
+    "fractional": np.where(np.arange(N) == 5, 2.5, F),
+    "all zero": np.zeros(N),
+    "wrong length": F[:-1],
+    "nan": np.where(np.arange(N) == 2, np.nan, F),
+    "text": np.array(["a"] * N, dtype=object),
+}
+
+
+@pytest.mark.parametrize("bad", list(BAD_COUNTS))
+@pytest.mark.parametrize("call", list(FREQUENCY_CALLS))
+def test_bad_frequency_weights_raise_naming_them(call, bad):
+    with pytest.raises((ValueError, TypeError), match="frequency_weights"):
+        FREQUENCY_CALLS[call](BAD_COUNTS[bad])
+
+
+def test_fractional_frequency_weights_point_to_weights():
+    with pytest.raises(ValueError, match="whole numbers.*position 5 holds 2.5.*weights="):
+        locacal.brier_score(S, Y, frequency_weights=BAD_COUNTS["fractional"])
+
+
+@pytest.mark.parametrize("cls", [locacal.BinningCalibrator, locacal.LowessCalibrator,
+                                 locacal.KernelCalibrator])
+def test_calibrators_counting_rows_refuse_frequency_weights(cls):
+    with pytest.raises(ValueError, match="frequency_weights are not available"):
+        cls().fit(S, Y, frequency_weights=F)

@@ -94,8 +94,12 @@ def weighting(weights: Any, frequency_weights: Any, n: int, *,
     ``n`` rows."""
     relative = check_weights(weights, n, names[0])
     counts = check_frequency_weights(frequency_weights, n, names[1])
-    if counts is not None and relative is not None and not (relative * counts).any():
-        raise ValueError(f"{names[0]} x {names[1]} are all zero: no observation has weight")
+    if counts is not None and relative is not None:
+        if not (relative * counts).any():
+            raise ValueError(f"{names[0]} x {names[1]} are all zero: no observation has "
+                             "weight")
+        # w / max(w) over the observations, as check_weights scales the expanded rows
+        relative = relative / float(relative[counts > 0].max())
     return Weighting(relative, counts, n)
 
 
