@@ -582,6 +582,12 @@ FREQUENCY_CALLS = {
     "LocalRegressionCalibrator.fit": lambda f: locacal.LocalRegressionCalibrator().fit(
         S, Y, frequency_weights=f),
     "PlattCalibrator.fit": lambda f: locacal.PlattCalibrator().fit(S, Y, frequency_weights=f),
+    "BinningCalibrator.fit": lambda f: locacal.BinningCalibrator().fit(
+        S, Y, frequency_weights=f),
+    "ece": lambda f: locacal.ece(S, Y, frequency_weights=f),
+    "calib_mse_interval": lambda f: locacal.calib_mse_interval(S, Y, frequency_weights=f),
+    "log_loss": lambda f: locacal.log_loss(S, Y, frequency_weights=f),
+    "auc": lambda f: locacal.auc(S, Y, frequency_weights=f),
 }
 BAD_COUNTS = {
     "negative": np.where(np.arange(N) == 3, -1.0, F),
@@ -605,7 +611,7 @@ def test_fractional_frequency_weights_point_to_weights():
         locacal.brier_score(S, Y, frequency_weights=BAD_COUNTS["fractional"])
 
 
-@pytest.mark.parametrize("cls", [locacal.BinningCalibrator, locacal.LowessCalibrator,
+@pytest.mark.parametrize("cls", [locacal.LowessCalibrator,
                                  locacal.KernelCalibrator])
 def test_calibrators_counting_rows_refuse_frequency_weights(cls):
     with pytest.raises(ValueError, match="frequency_weights are not available"):

@@ -53,6 +53,16 @@ METRICS = {
     "spiegelhalter_z": {},
     "hosmer_lemeshow": {},
     "calibration_intercept_slope": {},
+    "log_loss": {},
+    "auc": {},
+    "ece": {},
+    "ece uniform": {"strategy": "uniform"},
+    "qmse": {},
+    "calib_mse": {},
+    "calib_err": {},
+    "brier_decomposition": {},
+    "calib_mse_interval": {},
+    "calib_mse_interval thesis": {"method": "thesis"},
 }
 
 
@@ -83,6 +93,9 @@ CALIBRATORS = {
     "platt": lambda: locacal.PlattCalibrator(),
     "beta": lambda: locacal.BetaCalibrator(),
     "isotonic": lambda: locacal.IsotonicCalibrator(),
+    "binning quantile": lambda: locacal.BinningCalibrator(),
+    "binning uniform": lambda: locacal.BinningCalibrator(strategy="uniform", bins=5),
+    "binning adaptive": lambda: locacal.BinningCalibrator(strategy="adaptive", bin_size=12),
 }
 GRID = np.linspace(0.05, 0.95, 19)
 

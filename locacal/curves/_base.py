@@ -146,8 +146,8 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
         if counts is not None and not self._takes_frequency_weights:
             raise ValueError(f"frequency_weights are not available for {type(self).__name__} "
                              "yet (its bins or bandwidth count rows); use "
-                             "LocalRegressionCalibrator, PlattCalibrator, BetaCalibrator or "
-                             "IsotonicCalibrator, or expand the rows")
+                             "LocalRegressionCalibrator, BinningCalibrator, PlattCalibrator, "
+                             "BetaCalibrator or IsotonicCalibrator, or expand the rows")
         s, d, w, counts = positive_weight_rows(s, d, w, counts)
         present = d
         if (s.size if counts is None else counts.sum()) < 2:

@@ -135,7 +135,8 @@ def sort_sample(scores: np.ndarray, labels: np.ndarray,
         keys >>= np.uint64(1)
         return SortedSample(keys.view(np.float64), sorted_labels, None)
     order = np.argsort(keys, kind="stable")
-    _order_ties_by_weight(order, keys, weights)
+    # tied copies are ordered by their own (relative) weight, as the expanded rows are
+    _order_ties_by_weight(order, keys, weights if counts is None else weights / counts)
     del keys
     return SortedSample(scores[order], labels[order] != 0.0, weights[order],
                         counts=None if counts is None else counts[order])
@@ -164,20 +165,30 @@ def _order_ties_by_weight(order: np.ndarray, keys: np.ndarray, weights: np.ndarr
 
 class Sample:
     """Validated scores, labels (0.0/1.0) and weights (None for unit weights, else all
-    positive: rows of weight zero are dropped before) in the rows' order.
+    positive: rows of weight zero are dropped before) in the rows' order. ``counts``:
+    frequency weights (``weights`` then the combined ``w f``, :mod:`locacal.data.frequency`),
+    None when each row is one observation.
 
     The sorted sample (:attr:`sorted`) is built on first use; ``cache`` keeps other results
     shared by the computations on the sample, by key (e.g. its bins, :mod:`locacal.data.bins`).
     """
 
     def __init__(self, scores: np.ndarray, labels: np.ndarray,
-                 weights: np.ndarray | None) -> None:
+                 weights: np.ndarray | None, counts: np.ndarray | None = None) -> None:
         self.scores, self.labels, self.weights = scores, labels, weights
+        if counts is not None and weights is None:
+            self.weights = counts
+        self.counts = counts
         self.cache: dict[Any, Any] = {}
 
     @property
     def n(self) -> int:
         return int(self.scores.size)
+
+    @property
+    def observations(self) -> int:
+        """Number of observations: the rows, or the sum of the frequency weights."""
+        return self.n if self.counts is None else int(self.counts.sum())
 
     @cached_property
     def unit_weights(self) -> np.ndarray:
@@ -186,7 +197,7 @@ class Sample:
     @cached_property
     def sorted(self) -> SortedSample:
         """The sample sorted by score, ties by label then weight (:func:`sort_sample`)."""
-        return sort_sample(self.scores, self.labels, self.weights)
+        return sort_sample(self.scores, self.labels, self.weights, self.counts)
 
     @cached_property
     def sorted_y(self) -> np.ndarray:

@@ -16,14 +16,12 @@ from locacal._validation import (
     check_aligned,
     check_probabilities,
     check_scores,
-    check_scores_labels,
     check_weights,
     positive_weight_rows,
     public_api,
     warn,
 )
 from locacal.data.cells import ScoreStatistics
-from locacal.data.frequency import weighting
 from locacal.data.grid import CELLS
 from locacal.metrics._dispatch import dask_input
 from locacal.metrics._prepared import Confusion, PreparedSample, prepare
@@ -56,11 +54,8 @@ def brier_score(scores: Any, labels: Any, *, weights: Any = None,
     Brier (1950); Machado, Charpentier et al. (2024), eq. (3). Dask input: exact, partition
     by partition (:mod:`locacal.data.dask`).
     """
-    if frequency_weights is not None:
-        s, y, w = check_scores_labels(scores, labels, weights)
-        point = weighting(w, frequency_weights, s.size).point
-        return float(np.average((y - s) ** 2, weights=point))
-    return brier_from_sample(prepare(scores, labels, weights))
+    return brier_from_sample(prepare(scores, labels, weights,
+                                     frequency_weights=frequency_weights))
 
 
 def brier_from_sample(sample: PreparedSample) -> float:
@@ -142,16 +137,19 @@ def auc_from_sample(sample: PreparedSample) -> float:
 
 
 @public_api
-def auc(scores: Any, labels: Any, *, weights: Any = None) -> float:
+def auc(scores: Any, labels: Any, *, weights: Any = None,
+        frequency_weights: Any = None) -> float:
     """Area under the ROC curve (ties count one half); NaN, with a warning, for one class.
 
     Computed as the Mann-Whitney statistic on the scores sorted once
     (:attr:`locacal.metrics._prepared.PreparedSample.mann_whitney_auc`): the probability that
     a random positive scores above a random negative, ties counting one half, which is the
     area under the empirical ROC curve (Hanley & McNeil 1982). Equals scikit-learn's
-    ``roc_auc_score`` (checked in the tests).
+    ``roc_auc_score`` (checked in the tests). ``frequency_weights`` (counts of identical
+    observations): the AUC of the expanded rows.
     """
-    return auc_from_sample(prepare(scores, labels, weights, warn_one_class=False))
+    return auc_from_sample(prepare(scores, labels, weights, warn_one_class=False,
+                                   frequency_weights=frequency_weights))
 
 
 def auc_with_bound(stats: ScoreStatistics) -> tuple[float, float]:
