@@ -166,20 +166,25 @@ def _cached_bins(sample: Sample, strategy: str, size: int) -> SortedBins:
     key = ("bins", strategy, size)
     if key not in sample.cache:
         sample.cache[key] = sorted_bins(sample.sorted.scores, sample.sorted.weights, strategy,
-                                        size)
+                                        size, sample.sorted.counts)
     return sample.cache[key]
 
 
 def sorted_bins(scores: np.ndarray, weights: np.ndarray | None, strategy: str,
-                size: int) -> SortedBins:
+                size: int, counts: np.ndarray | None = None) -> SortedBins:
     """Non-empty bins of sorted ``scores`` (``weights`` in the same order): ``size`` uniform or
-    quantile bins, or adaptive bins of ``size`` rows; arguments already validated."""
+    quantile bins, or adaptive bins of ``size`` rows; arguments already validated. With
+    ``counts`` (frequency weights) the quantiles are the expanded rows'; adaptive bins, which
+    may split a row's copies, are then :func:`_counts_statistics`' only."""
     n = scores.size
+    if counts is not None and strategy == "adaptive":
+        raise ValueError("adaptive bins of grouped rows (frequency_weights) may split a row's "
+                         "copies: use the bin statistics, not the bins")
     if strategy == "uniform":
         return _edge_bins(scores, np.linspace(0.0, 1.0, size + 1))
     if strategy == "quantile":
-        breaks = quantile_breaks(quantile_type7(scores, weights, np.arange(size + 1) / size),
-                                 size)
+        breaks = quantile_breaks(quantile_type7(scores, weights, np.arange(size + 1) / size,
+                                                counts=counts), size)
         if breaks.size == 1:  # a single distinct score: one bin
             return SortedBins(np.zeros(1, dtype=np.int64), breaks, n)
         return _edge_bins(scores, breaks)
