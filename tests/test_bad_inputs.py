@@ -521,6 +521,8 @@ CLI_CASES = [
     ("missing score column", None, None, ["--score", "nope"], "score column 'nope'"),
     ("missing label column", None, None, ["--label", "nope"], "label column 'nope'"),
     ("missing weight column", None, None, ["--weight", "nope"], "weight column 'nope'"),
+    ("missing count column", None, None, ["--count", "nope"], "count column 'nope'"),
+    ("fractional count", None, None, ["--count", "w"], "count column 'w', row 1"),
     ("text score", 3, "abc,1,1", [], "score column 's', row 3"),
     ("empty score", 3, ",1,1", [], "score column 's', row 3"),
     ("nan score", 3, "nan,1,1", [], "score column 's', row 3"),
@@ -607,7 +609,7 @@ def test_bad_frequency_weights_raise_naming_them(call, bad):
 
 
 def test_fractional_frequency_weights_point_to_weights():
-    with pytest.raises(ValueError, match="whole numbers.*position 5 holds 2.5.*weights="):
+    with pytest.raises(ValueError, match=r"whole numbers.*position 5 holds 2\.5.*weights="):
         locacal.brier_score(S, Y, frequency_weights=BAD_COUNTS["fractional"])
 
 

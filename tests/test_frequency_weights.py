@@ -159,7 +159,7 @@ def test_zero_counts_drop_rows_like_absent_rows():
 # --- the central piece ---------------------------------------------------------------------
 
 def test_weighting_sums_are_the_expanded_rows_sums():
-    (s, y, w, f), (S, Y, W) = _data(5, relative=True)
+    (s, _, w, f), (S, _, W) = _data(5, relative=True)
     both = weighting(w, f, s.size)
     rel = W / w.max()
     assert both.observations == S.size
@@ -196,3 +196,58 @@ def test_isotonic_bootstrap_band_matches_the_expanded_one_in_size():
         b = locacal.IsotonicCalibrator().fit(S, Y).curve(GRID, seed=1)
     wa, wb = np.nanmean(a.upper - a.lower), np.nanmean(b.upper - b.lower)
     assert abs(wa - wb) / wb < 0.25
+
+
+def test_command_line_count_column_equals_the_expanded_rows(tmp_path):
+    """``locacal report --count COL`` on grouped rows writes the metrics and curve of the
+    expanded rows (no intervals here: --n-boot 0)."""
+    from locacal.cli import main
+
+    (s, y, _, f), (S, Y, _) = _data(8, n=40)
+    grouped, expanded = tmp_path / "grouped.csv", tmp_path / "expanded.csv"
+    pd.DataFrame({"s": s, "y": y.astype(int), "n": f.astype(int)}).to_csv(grouped, index=False)
+    pd.DataFrame({"s": S, "y": Y.astype(int)}).to_csv(expanded, index=False)
+    common = ["--score", "s", "--label", "y", "--n-boot", "0", "--quiet"]
+    assert main(["report", str(grouped), *common, "--count", "n",
+                 "--out", str(tmp_path / "g")]) == 0
+    assert main(["report", str(expanded), *common, "--out", str(tmp_path / "e")]) == 0
+    a, b = (pd.read_csv(tmp_path / d / "metrics.csv") for d in ("g", "e"))
+    keep = a["value"].notna()
+    assert set(a.loc[~keep, "metric"]) <= {"wmse", "smece", "ici", "e50", "e90", "emax"}
+    np.testing.assert_allclose(a.loc[keep, "value"], b.loc[keep, "value"], rtol=0, atol=TOL)
+    a, b = (pd.read_csv(tmp_path / d / "curve.csv") for d in ("g", "e"))
+    np.testing.assert_allclose(a.select_dtypes("number").to_numpy(),
+                               b.select_dtypes("number").to_numpy(), rtol=0, atol=TOL)
+
+
+def test_recalibrate_with_count_column_equals_the_expanded_splits():
+    frames = []
+    for seed in (10, 11):
+        (s, y, _, f), _ = _data(seed, n=40)
+        frames.append(pd.DataFrame({"score": s, "label": y, "n": f}))
+    expanded = [fr.loc[fr.index.repeat(fr["n"].astype(int))].reset_index(drop=True)
+                for fr in frames]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = locacal.recalibrate(None, frames[0], frames[1], count_column="n")
+        b = locacal.recalibrate(None, expanded[0], expanded[1])
+    np.testing.assert_allclose(a.metrics.select_dtypes("number").to_numpy(),
+                               b.metrics.select_dtypes("number").to_numpy(), rtol=0, atol=TOL)
+    np.testing.assert_allclose(a.maps["recalibrated"], b.maps["recalibrated"], rtol=0, atol=TOL)
+
+
+def test_report_ci_resamples_observations():
+    """The report's bootstrap with counts draws observations: its intervals agree with the
+    expanded report's up to Monte Carlo error (100 resamples each; the widths' measured
+    relative difference is below 0.15 for brier, lcs and ece)."""
+    (s, y, _, f), (S, Y, _) = _data(12, n=40)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = locacal.calibration_report(s, y, frequency_weights=f, ci=True, n_boot=100, seed=3)
+        b = locacal.calibration_report(S, Y, ci=True, n_boot=100, seed=3)
+    np.testing.assert_allclose(a["value"].dropna(), b.loc[a["value"].dropna().index, "value"],
+                               rtol=0, atol=TOL)
+    for metric in ("brier", "lcs", "auc"):
+        wa = a.at[metric, "upper"] - a.at[metric, "lower"]
+        wb = b.at[metric, "upper"] - b.at[metric, "lower"]
+        assert abs(wa - wb) / wb < 0.35, (metric, wa, wb)

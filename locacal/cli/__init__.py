@@ -47,6 +47,7 @@ import pandas as pd
 
 from locacal.cli.input import (
     InputError,
+    counts_column,
     labels_column,
     read_table,
     scores_column,
@@ -96,6 +97,9 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--label", required=True, metavar="COL",
                         help="label column: 0/1, true/false, or two classes with --pos-label")
     report.add_argument("--weight", metavar="COL", help="column of non-negative case weights")
+    report.add_argument("--count", metavar="COL",
+                        help="column of frequency weights: counts of identical observations "
+                             "(grouped data); every number is that of the expanded rows")
     report.add_argument("--pos-label", metavar="V", help="the positive class of the labels")
     report.add_argument("--method", default="local", choices=_methods(),
                         help="calibration curve estimator")
@@ -179,9 +183,11 @@ def _metrics_table(models: dict[str, np.ndarray], y: np.ndarray, w: np.ndarray |
 
     if args.n_boot > 0:
         long = calibration_report(models, y, weights=w, clinical=args.clinical, ci=True,
-                                  n_boot=args.n_boot, level=args.level, seed=args.seed)
+                                  n_boot=args.n_boot, level=args.level, seed=args.seed,
+                                  frequency_weights=_counts(args))
     else:
-        wide = calibration_report(models, y, weights=w, clinical=args.clinical)
+        wide = calibration_report(models, y, weights=w, clinical=args.clinical,
+                                  frequency_weights=_counts(args))
         values = wide.set_index("model")
         long = pd.DataFrame([(m, c, values.at[m, c]) for m in values.index
                              for c in values.columns], columns=["model", "metric", "value"])
@@ -201,12 +207,18 @@ def _curves(models: dict[str, np.ndarray], y: np.ndarray, w: np.ndarray | None,
     for name, s in models.items():
         progress.doing(f"curve of {name}")
         curves[name] = calibration_curve(s, y, method=args.method, weights=w,
-                                         level=args.level, seed=args.seed)
+                                         level=args.level, seed=args.seed,
+                                         frequency_weights=_counts(args))
     return curves
 
 
+def _counts(args: argparse.Namespace) -> np.ndarray | None:
+    """The --count column's values (read by :func:`_report`), None without --count."""
+    return getattr(args, "counts", None)
+
+
 def _figure_png(curves: dict[str, Any], models: dict[str, np.ndarray], y: np.ndarray,
-                method: str) -> bytes:
+                method: str, counts: np.ndarray | None = None) -> bytes:
     """The reliability diagram: all curves on one panel, one score histogram per model."""
     import matplotlib
 
@@ -225,7 +237,7 @@ def _figure_png(curves: dict[str, Any], models: dict[str, np.ndarray], y: np.nda
     top.set_ylabel("observed event rate")
     top.set_xlabel("")
     for ax, (name, s) in zip(axes[1:, 0], models.items(), strict=True):
-        plot_score_histogram(s, y, ax=ax)
+        plot_score_histogram(s, y, ax=ax, frequency_weights=counts)
         ax.set_title(name, fontsize="small")
         ax.set_xlabel("")
     axes[-1, 0].set_xlabel("score")
@@ -245,7 +257,8 @@ def _settings(args: argparse.Namespace, n_rows: int) -> dict[str, str]:
         "data": str(args.data), "rows": str(n_rows), "score columns": ", ".join(args.score),
         "label column": args.label,
         "positive class": args.pos_label if args.pos_label is not None else "1",
-        "weight column": args.weight or "(none)", "curve method": args.method,
+        "weight column": args.weight or "(none)",
+        **({"count column": args.count} if args.count else {}), "curve method": args.method,
         "bootstrap resamples": str(args.n_boot), "level": f"{args.level:g}",
         "seed": "(none)" if args.seed is None else str(args.seed),
     }
@@ -292,7 +305,7 @@ def _analyse(models: dict[str, Any], y: Any, w: Any, args: argparse.Namespace,
         metrics = _metrics_table(models, y, w, args)
         curves = _curves(models, y, w, args, progress)
         progress.doing("figure")
-        png = _figure_png(curves, *histogram_data(metrics), args.method)
+        png = _figure_png(curves, *histogram_data(metrics), args.method, _counts(args))
     return metrics, curves, png, _unique_messages(caught)
 
 
@@ -339,6 +352,9 @@ def _report(args: argparse.Namespace) -> None:
     try:
         progress.doing("reading the data")
         if use_dask(args):
+            if args.count is not None:
+                raise InputError("--count is not available with Dask input (--dask or a "
+                                 "Parquet file over 2 GiB): give the rows themselves")
             metrics, curves, png, messages, n_rows = _report_dask(args, progress)
         else:
             table = read_table(args.data)
@@ -346,6 +362,7 @@ def _report(args: argparse.Namespace) -> None:
             models = {name: scores_column(table, name) for name in args.score}
             y = labels_column(table, args.label, args.pos_label)
             w = None if args.weight is None else weights_column(table, args.weight)
+            args.counts = None if args.count is None else counts_column(table, args.count)
             metrics, curves, png, messages = _analyse(models, y, w, args, progress,
                                                       lambda _: (models, y))
         progress.doing("HTML page")
