@@ -590,6 +590,9 @@ FREQUENCY_CALLS = {
     "calib_mse_interval": lambda f: locacal.calib_mse_interval(S, Y, frequency_weights=f),
     "log_loss": lambda f: locacal.log_loss(S, Y, frequency_weights=f),
     "auc": lambda f: locacal.auc(S, Y, frequency_weights=f),
+    "calibration_test": lambda f: locacal.calibration_test(S, Y, frequency_weights=f,
+                                                           n_resamples=19),
+    "calibration_report": lambda f: locacal.calibration_report(S, Y, frequency_weights=f),
 }
 BAD_COUNTS = {
     "negative": np.where(np.arange(N) == 3, -1.0, F),

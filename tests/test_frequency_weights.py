@@ -251,3 +251,49 @@ def test_report_ci_resamples_observations():
         wa = a.at[metric, "upper"] - a.at[metric, "lower"]
         wb = b.at[metric, "upper"] - b.at[metric, "lower"]
         assert abs(wa - wb) / wb < 0.35, (metric, wa, wb)
+
+
+@pytest.mark.parametrize("statistic", ["lcs", "ece", "brier", "mcb", "hl", "spiegelhalter"])
+def test_calibration_test_statistic_equals_expanded_call(statistic):
+    (s, y, _, f), (S, Y, _) = _data(13, n=30)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = locacal.calibration_test(s, y, frequency_weights=f, statistic=statistic,
+                                     method="resampling", n_resamples=19, seed=0)
+        b = locacal.calibration_test(S, Y, statistic=statistic, method="resampling",
+                                     n_resamples=19, seed=0)
+    assert a.statistic == pytest.approx(b.statistic, abs=TOL)
+    assert a.n == b.n == S.size
+
+
+@pytest.mark.parametrize("statistic", ["hl", "spiegelhalter"])
+def test_calibration_test_asymptotic_equals_expanded_call(statistic):
+    (s, y, _, f), (S, Y, _) = _data(14, n=30)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = locacal.calibration_test(s, y, frequency_weights=f, statistic=statistic,
+                                     method="asymptotic")
+        b = locacal.calibration_test(S, Y, statistic=statistic, method="asymptotic")
+    assert (a.statistic, a.pvalue) == pytest.approx((b.statistic, b.pvalue), abs=TOL)
+
+
+def test_calibration_test_with_counts_has_its_size():
+    """Size of the resampling ECE test on grouped calibrated data (30 groups of 1-20
+    observations, labels Binomial(f, s)): 80 samples, 99 resamples, level 0.1. Expected 8
+    rejections (sd 2.7); the seeded run gives the count asserted to lie within 3 sd."""
+    rng = np.random.default_rng(15)
+    rejected = 0
+    for _ in range(80):
+        s = np.round(rng.uniform(0.05, 0.95, 30), 2)
+        f = rng.integers(1, 21, 30)
+        events = rng.binomial(f, s)
+        scores = np.concatenate([s, s])
+        labels = np.concatenate([np.ones(30), np.zeros(30)])
+        counts = np.concatenate([events, f - events]).astype(float)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            result = locacal.calibration_test(scores, labels, frequency_weights=counts,
+                                              statistic="ece", n_resamples=99,
+                                              seed=int(rng.integers(2**31)))
+        rejected += result.pvalue <= 0.1
+    assert 8 - 3 * 2.7 <= rejected <= 8 + 3 * 2.7

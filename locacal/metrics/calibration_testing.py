@@ -15,6 +15,7 @@ the Hosmer-Lemeshow chi-square and Spiegelhalter's normal z.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -23,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from locacal._validation import (
+    CalibrationWarning,
     check_choice,
     check_resamples,
     check_scores_labels,
@@ -31,6 +33,7 @@ from locacal._validation import (
     positive_weight_rows,
     public_api,
 )
+from locacal.data.frequency import weighting
 from locacal.metrics._null_statistics import (
     BatchBuilder,
     binned_batch,
@@ -39,7 +42,10 @@ from locacal.metrics._null_statistics import (
     mcb_batch,
     spiegelhalter_batch,
 )
+from locacal.metrics.binned import ece, qmse
 from locacal.metrics.clinical import hosmer_lemeshow, spiegelhalter_z
+from locacal.metrics.lcs_wmse import lcs
+from locacal.metrics.registry import evaluate
 
 __all__ = [
     "METHODS",
@@ -185,7 +191,8 @@ def _resample(batch: Callable[[np.ndarray], np.ndarray], scores: np.ndarray,
 @public_api
 def calibration_test(scores: Any, labels: Any, *, statistic: str = "lcs", method: str = "auto",
                      n_resamples: int = 999, seed: Any = None,
-                     weights: Any = None) -> CalibrationTestResult:
+                     weights: Any = None,
+                     frequency_weights: Any = None) -> CalibrationTestResult:
     """Test whether the scores are calibrated, P(D = 1 | s) = s.
 
     **Resampling** (consistency resampling): B label vectors are drawn with
@@ -237,6 +244,11 @@ def calibration_test(scores: Any, labels: Any, *, statistic: str = "lcs", method
     weights : array-like, optional
         Case weights: the statistic is computed with them, and each row's label is redrawn
         from Bernoulli(s_i) whatever its weight.
+    frequency_weights : array-like, optional
+        Counts (a row stands for that many identical observations): the test of the expanded
+        rows. The statistic is that of the expanded rows; each observation's label is redrawn,
+        so a row of f copies holds Binomial(f, s) events in a resample (an event row and a
+        non-event row with those counts); ``auto`` and ``n`` count observations.
 
     Returns
     -------
@@ -251,6 +263,14 @@ def calibration_test(scores: Any, labels: Any, *, statistic: str = "lcs", method
     118(8), e2016191118 (CORP, consistency bands and reliabilitydiag).
     """
     s, y, w = check_scores_labels(scores, labels, weights)
+    if frequency_weights is not None:
+        both = weighting(w, frequency_weights, s.size)
+        s, y, point, counts = positive_weight_rows(s, y, both.point, both.counts)
+        check_choice(statistic, tuple(STATISTICS), "statistic")
+        check_choice(method, METHODS, "method")
+        return _test_with_counts(s, y, point / counts, counts, statistic, method,
+                                 check_resamples(n_resamples, "n_resamples"),
+                                 check_seed(seed))
     s, y, w = positive_weight_rows(s, y, w)
     check_choice(statistic, tuple(STATISTICS), "statistic")
     check_choice(method, METHODS, "method")
@@ -278,3 +298,57 @@ def calibration_test(scores: Any, labels: Any, *, statistic: str = "lcs", method
     exceed = int(np.count_nonzero(null >= observed - _TIE_RTOL * abs(observed)))
     pvalue = (1.0 + exceed) / (1.0 + n_resamples)
     return CalibrationTestResult(observed, pvalue, null, "resampling", spec.label, s.size)
+
+
+#: The statistic of each test as a function of grouped rows with frequency weights.
+_WITH_COUNTS: dict[str, Callable[..., float]] = {
+    "lcs": lambda s, y, w, f: lcs(s, y, weights=w, frequency_weights=f),
+    "ece": lambda s, y, w, f: ece(s, y, weights=w, frequency_weights=f),
+    "brier": lambda s, y, w, f: qmse(s, y, weights=w, frequency_weights=f),
+    "mcb": lambda s, y, w, f: evaluate(["mcb"], s, y, weights=w, frequency_weights=f)["mcb"],
+    "hl": lambda s, y, w, f: hosmer_lemeshow(s, y, weights=w,
+                                             frequency_weights=f).statistic,
+    "spiegelhalter": lambda s, y, w, f: abs(spiegelhalter_z(s, y, weights=w,
+                                                            frequency_weights=f).statistic),
+}
+
+
+def _test_with_counts(s: np.ndarray, y: np.ndarray, w: np.ndarray, counts: np.ndarray,
+                      statistic: str, method: str, n_resamples: int,
+                      seed: Any) -> CalibrationTestResult:
+    """:func:`calibration_test` of grouped rows (frequency weights ``counts``, relative
+    weights ``w``): the expanded rows' test, each resample one :func:`evaluate`-like call
+    on an event row and a non-event row per group (Binomial(f, s) events)."""
+    spec = STATISTICS[statistic]
+    n = int(counts.sum())
+    if method == "auto":
+        method = "asymptotic" if (spec.asymptotic is not None and n > max(
+            1000, min(5000, 50 * np.unique(s).size))) else "resampling"
+    if method == "asymptotic":
+        if spec.asymptotic is None:
+            raise ValueError(f"statistic {plain(statistic)!r} has no known asymptotic null "
+                             "distribution; use method='resampling' (or 'auto')")
+        if statistic == "hl":
+            result = hosmer_lemeshow(s, y, weights=w, frequency_weights=counts)
+            return CalibrationTestResult(result.statistic, result.pvalue_external, None,
+                                         method, spec.label, n)
+        z = spiegelhalter_z(s, y, weights=w, frequency_weights=counts)
+        return CalibrationTestResult(abs(z.statistic), z.pvalue, None, method, spec.label, n)
+    compute = _WITH_COUNTS[statistic]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CalibrationWarning)
+        observed = float(compute(s, y, w, counts))
+        if np.isnan(observed):
+            raise ValueError(f"the {spec.label} is undefined on these data (a window or bin "
+                             "with zero total weight, or scores all in {0, 1/2, 1}?)")
+        rng = np.random.default_rng(seed)
+        s2, w2 = np.concatenate([s, s]), np.concatenate([w, w])
+        y2 = np.concatenate([np.ones_like(s), np.zeros_like(s)])
+        whole = counts.astype(np.int64)
+        null = np.empty(n_resamples)
+        for b in range(n_resamples):
+            events = rng.binomial(whole, s).astype(np.float64)
+            null[b] = compute(s2, y2, w2, np.concatenate([events, counts - events]))
+    exceed = int(np.count_nonzero(null >= observed - _TIE_RTOL * abs(observed)))
+    pvalue = (1.0 + exceed) / (1.0 + n_resamples)
+    return CalibrationTestResult(observed, pvalue, null, "resampling", spec.label, n)
