@@ -63,6 +63,11 @@ METRICS = {
     "brier_decomposition": {},
     "calib_mse_interval": {},
     "calib_mse_interval thesis": {"method": "thesis"},
+    "accuracy": {},
+    "sensitivity": {"threshold": 0.4},
+    "specificity": {},
+    "ece_thresholded": {},
+    "corp_decomposition": {},
 }
 
 
@@ -137,6 +142,12 @@ def test_local_fit_equals_expanded_call_hypothesis(seed, nn, degree, kernel):
         b = make().fit(S, Y)._tabulate(GRID, "pointwise", 0.95, "wilson")
     for got, want in zip(a, b, strict=True):
         np.testing.assert_allclose(got, want, rtol=0, atol=1e-8 if degree == 2 else TOL)
+
+
+def test_true_mse_equals_expanded_call():
+    (s, _, w, f), (S, _, W) = _data(9, relative=True)
+    got = locacal.true_mse(s, np.sqrt(s), weights=w, frequency_weights=f)
+    assert got == pytest.approx(locacal.true_mse(S, np.sqrt(S), weights=W), abs=TOL)
 
 
 def test_calibration_curve_equals_expanded_call():

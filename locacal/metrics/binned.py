@@ -200,7 +200,8 @@ def qmse(scores: Any, labels: Any, *, weights: Any = None,
 
 @public_api
 def ece_thresholded(scores: Any, labels: Any, *, weights: Any = None, bins: int = 10,
-                    strategy: str = "quantile", threshold: float = 0.5) -> float:
+                    strategy: str = "quantile", threshold: float = 0.5,
+                    frequency_weights: Any = None) -> float:
     """The 2024 slides' ECE (eq. 2): accuracy of thresholded predictions against confidence.
 
     .. math::
@@ -220,7 +221,8 @@ def ece_thresholded(scores: Any, labels: Any, *, weights: Any = None, bins: int 
     ``>=``; locacal follows the slides (they differ only for scores equal to the threshold).
     Other arguments as in :func:`ece`.
     """
-    sample = prepare(scores, labels, weights, threshold=threshold)
+    sample = prepare(scores, labels, weights, threshold=threshold,
+                     frequency_weights=frequency_weights)
     return ece_thresholded_from_sample(sample, bins=bins, strategy=strategy)
 
 

@@ -22,6 +22,7 @@ from locacal._validation import (
     warn,
 )
 from locacal.data.cells import ScoreStatistics
+from locacal.data.frequency import weighting
 from locacal.data.grid import CELLS
 from locacal.metrics._dispatch import dask_input
 from locacal.metrics._prepared import Confusion, PreparedSample, prepare
@@ -64,7 +65,8 @@ def brier_from_sample(sample: PreparedSample) -> float:
 
 
 @public_api
-def true_mse(scores: Any, true_p: Any, *, weights: Any = None) -> float:
+def true_mse(scores: Any, true_p: Any, *, weights: Any = None,
+             frequency_weights: Any = None) -> float:
     """Mean squared error of the scores against known probabilities (simulations only).
 
     .. math:: \\mathrm{MSE} = \\frac{1}{n} \\sum_{i=1}^n (p_i - \\hat s(x_i))^2
@@ -74,15 +76,19 @@ def true_mse(scores: Any, true_p: Any, *, weights: Any = None) -> float:
     Machado, Charpentier et al. (2024), eq. (4).
     """
     s = check_scores(scores)
-    check_aligned({"scores": scores, "true_p": true_p, "weights": weights})
+    check_aligned({"scores": scores, "true_p": true_p, "weights": weights,
+                   "frequency_weights": frequency_weights})
     p = check_probabilities(true_p, s.size)
-    s, p, w = positive_weight_rows(s, p, check_weights(weights, s.size))
+    w = (check_weights(weights, s.size) if frequency_weights is None
+         else weighting(weights, frequency_weights, s.size).point)
+    s, p, w = positive_weight_rows(s, p, w)
     return _mean((p - s) ** 2, w)
 
 
-def _confusion(scores: Any, labels: Any, weights: Any, threshold: float) -> Confusion:
-    return prepare(scores, labels, weights, threshold=threshold,
-                   warn_one_class=False).confusion()
+def _confusion(scores: Any, labels: Any, weights: Any, threshold: float,
+               frequency_weights: Any = None) -> Confusion:
+    return prepare(scores, labels, weights, threshold=threshold, warn_one_class=False,
+                   frequency_weights=frequency_weights).confusion()
 
 
 def accuracy_from_confusion(c: Confusion) -> float:
@@ -107,23 +113,28 @@ def specificity_from_confusion(c: Confusion) -> float:
 
 
 @public_api
-def accuracy(scores: Any, labels: Any, *, weights: Any = None, threshold: float = 0.5) -> float:
-    """Share of correct classes when predicting 1 for s >= threshold: (TP + TN) / n."""
-    return accuracy_from_confusion(_confusion(scores, labels, weights, threshold))
+def accuracy(scores: Any, labels: Any, *, weights: Any = None, threshold: float = 0.5,
+             frequency_weights: Any = None) -> float:
+    """Share of correct classes when predicting 1 for s >= threshold: (TP + TN) / n
+    (``frequency_weights``: counts of identical observations, the expanded rows' value)."""
+    return accuracy_from_confusion(_confusion(scores, labels, weights, threshold,
+                                              frequency_weights))
 
 
 @public_api
 def sensitivity(scores: Any, labels: Any, *, weights: Any = None,
-                threshold: float = 0.5) -> float:
+                threshold: float = 0.5, frequency_weights: Any = None) -> float:
     """True positive rate TP / (TP + FN); NaN, with a warning, when there is no positive."""
-    return sensitivity_from_confusion(_confusion(scores, labels, weights, threshold))
+    return sensitivity_from_confusion(_confusion(scores, labels, weights, threshold,
+                                                 frequency_weights))
 
 
 @public_api
 def specificity(scores: Any, labels: Any, *, weights: Any = None,
-                threshold: float = 0.5) -> float:
+                threshold: float = 0.5, frequency_weights: Any = None) -> float:
     """True negative rate TN / (TN + FP); NaN, with a warning, when there is no negative."""
-    return specificity_from_confusion(_confusion(scores, labels, weights, threshold))
+    return specificity_from_confusion(_confusion(scores, labels, weights, threshold,
+                                                 frequency_weights))
 
 
 def auc_from_sample(sample: PreparedSample) -> float:
