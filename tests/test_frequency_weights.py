@@ -308,3 +308,18 @@ def test_calibration_test_with_counts_has_its_size():
                                               seed=int(rng.integers(2**31)))
         rejected += result.pvalue <= 0.1
     assert 8 - 3 * 2.7 <= rejected <= 8 + 3 * 2.7
+
+
+@pytest.mark.parametrize("call", [
+    lambda s, y, f: locacal.brier_score(s, y, frequency_weights=f),
+    lambda s, y, f: locacal.lcs(s, y, frequency_weights=f),
+    lambda s, y, f: locacal.spiegelhalter_z(s, y, frequency_weights=f),
+    lambda s, y, f: locacal.calibration_curve(s, y, frequency_weights=f),
+    lambda s, y, f: locacal.calibration_test(s, y, frequency_weights=f, n_resamples=19),
+], ids=["brier_score", "lcs", "spiegelhalter_z", "calibration_curve", "calibration_test"])
+def test_pandas_frequency_weights_must_share_the_index(call):
+    (s, y, _, f), _ = _data(16, n=20)
+    index = pd.RangeIndex(20)
+    with pytest.raises(ValueError, match="frequency_weights"):
+        call(pd.Series(s, index=index), pd.Series(y, index=index),
+             pd.Series(f, index=index[::-1]))

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from locacal._validation import (
+    check_aligned,
     check_choice,
     check_scores_labels,
     check_seed,
@@ -145,6 +146,7 @@ def calibration_curve(
                            params)
     estimator = make_calibrator(method, **params)
     s, y, w = check_scores_labels(scores, labels, weights)
+    check_aligned({"scores": scores, "labels": labels, "frequency_weights": frequency_weights})
     fitted = estimator.fit(s, y, sample_weight=w, frequency_weights=frequency_weights)
     return fitted.curve(grid, band=band, level=level, interval=interval, n_boot=n_boot,
                         seed=seed)

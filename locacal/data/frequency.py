@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from locacal._validation import check_frequency_weights, check_weights
+from locacal._validation import check_aligned, check_frequency_weights, check_weights
 
 __all__ = ["Weighting", "bootstrap_counts", "weighting"]
 
@@ -88,10 +88,14 @@ class Weighting:
 
 
 def weighting(weights: Any, frequency_weights: Any, n: int, *,
-              names: tuple[str, str] = ("weights", "frequency_weights")) -> Weighting:
+              names: tuple[str, str] = ("weights", "frequency_weights"),
+              aligned: dict[str, Any] | None = None) -> Weighting:
     """Validate ``weights`` (relative, :func:`~locacal._validation.check_weights`) and
     ``frequency_weights`` (counts, :func:`~locacal._validation.check_frequency_weights`) of
-    ``n`` rows."""
+    ``n`` rows; ``aligned``: the call's other inputs by name, whose pandas indexes the
+    frequency weights must share (:func:`~locacal._validation.check_aligned`)."""
+    if aligned is not None:
+        check_aligned({**aligned, names[1]: frequency_weights})
     relative = check_weights(weights, n, names[0])
     counts = check_frequency_weights(frequency_weights, n, names[1])
     if counts is not None and relative is not None:

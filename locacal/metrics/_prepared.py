@@ -142,7 +142,8 @@ def prepare(scores: Any, labels: Any, weights: Any = None, *, true_p: Any = None
     tau = check_fraction(threshold, "threshold", low_open=False)
     rows = s.size
     if frequency_weights is not None:
-        both = weighting(w, frequency_weights, s.size)
+        both = weighting(w, frequency_weights, s.size,
+                         aligned={"scores": scores, "labels": labels})
         s, y, w, p, counts = positive_weight_rows(s, y, both.point, p, both.counts)
         return PreparedSample(s, y, w, p, tau, int(counts.sum()), counts)
     s, y, w, p = positive_weight_rows(s, y, w, p)

@@ -264,7 +264,8 @@ def calibration_test(scores: Any, labels: Any, *, statistic: str = "lcs", method
     """
     s, y, w = check_scores_labels(scores, labels, weights)
     if frequency_weights is not None:
-        both = weighting(w, frequency_weights, s.size)
+        both = weighting(w, frequency_weights, s.size,
+                         aligned={"scores": scores, "labels": labels})
         s, y, point, counts = positive_weight_rows(s, y, both.point, both.counts)
         check_choice(statistic, tuple(STATISTICS), "statistic")
         check_choice(method, METHODS, "method")

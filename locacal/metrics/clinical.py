@@ -76,7 +76,8 @@ def _weighted_rows(scores: Any, labels: Any, weights: Any, frequency_weights: An
     if frequency_weights is None:
         s, y, w = positive_weight_rows(s, y, w)
         return s, y, w, Weighting(w, None, s.size)
-    both = weighting(w, frequency_weights, s.size)
+    both = weighting(w, frequency_weights, s.size,
+                     aligned={"scores": scores, "labels": labels})
     s, y, point, counts = positive_weight_rows(s, y, both.point, both.counts)
     return s, y, point, Weighting(point / counts, counts, s.size)
 

@@ -112,7 +112,8 @@ def corp_decomposition(scores: Any, labels: Any, *, weights: Any = None,
     s, y, w = check_scores_labels(scores, labels, weights)
     counts = None
     if frequency_weights is not None:  # PAV pools tied copies: the combined weights w f
-        both = weighting(w, frequency_weights, s.size)
+        both = weighting(w, frequency_weights, s.size,
+                         aligned={"scores": scores, "labels": labels})
         s, y, w, counts = positive_weight_rows(s, y, both.point, both.counts)
     else:
         s, y, w = positive_weight_rows(s, y, w)

@@ -183,7 +183,8 @@ def lcs(scores: Any, labels: Any, *, weights: Any = None, frequency_weights: Any
         if evaluation != "exact":
             raise ValueError("with frequency_weights the LCS takes evaluation='exact'; got "
                              f"evaluation={plain(evaluation)!r}")
-        both = weighting(w, frequency_weights, s.size)
+        both = weighting(w, frequency_weights, s.size,
+                         aligned={"scores": scores, "labels": labels})
         s, y, point, counts = positive_weight_rows(s, y, both.point, both.counts)
         return lcs_from_sorted(sort_sample(s, y, point, counts), params, evaluation, grid_size)
     return lcs_of_sample(*positive_weight_rows(s, y, w), params, evaluation, grid_size)

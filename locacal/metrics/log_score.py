@@ -45,7 +45,9 @@ def log_loss(scores: Any, labels: Any, *, weights: Any = None,
     (2007), "Strictly proper scoring rules, prediction, and estimation", JASA 102.
     """
     s, y, w = check_scores_labels(scores, labels, weights)
-    w = weighting(w, frequency_weights, s.size).point if frequency_weights is not None else w
+    if frequency_weights is not None:
+        w = weighting(w, frequency_weights, s.size,
+                      aligned={"scores": scores, "labels": labels}).point
     s, y, w = positive_weight_rows(s, y, w)
     p = np.clip(s, LOG_LOSS_EPS, 1.0 - LOG_LOSS_EPS)
     losses = -np.where(y == 1.0, np.log(p), np.log1p(-p))
