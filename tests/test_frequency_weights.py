@@ -323,3 +323,20 @@ def test_pandas_frequency_weights_must_share_the_index(call):
     with pytest.raises(ValueError, match="frequency_weights"):
         call(pd.Series(s, index=index), pd.Series(y, index=index),
              pd.Series(f, index=index[::-1]))
+
+
+@pytest.mark.parametrize("band", ["bootstrap", "consistency"])
+def test_resampled_bands_match_the_expanded_ones_in_size(band):
+    """Bootstrap and consistency bands of a local fit with counts resample observations
+    (multinomial counts; Binomial(f, s) events): their mean width agrees with the expanded
+    rows' band up to Monte Carlo error (200 resamples each; measured relative differences
+    0.10 and 0.02)."""
+    (s, y, _, f), (S, Y, _) = _data(2, n=40)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = locacal.LocalRegressionCalibrator().fit(s, y, frequency_weights=f).curve(
+            GRID, band=band, n_boot=200, seed=1)
+        b = locacal.LocalRegressionCalibrator().fit(S, Y).curve(GRID, band=band, n_boot=200,
+                                                               seed=1)
+    wa, wb = np.nanmean(a.upper - a.lower), np.nanmean(b.upper - b.lower)
+    assert abs(wa - wb) / wb < 0.25
