@@ -616,8 +616,7 @@ def test_fractional_frequency_weights_point_to_weights():
         locacal.brier_score(S, Y, frequency_weights=BAD_COUNTS["fractional"])
 
 
-@pytest.mark.parametrize("cls", [locacal.LowessCalibrator,
-                                 locacal.KernelCalibrator])
+@pytest.mark.parametrize("cls", [locacal.KernelCalibrator])
 def test_calibrators_counting_rows_refuse_frequency_weights(cls):
     with pytest.raises(ValueError, match="frequency_weights are not available"):
         cls().fit(S, Y, frequency_weights=F)

@@ -101,6 +101,7 @@ CALIBRATORS = {
     "binning quantile": lambda: locacal.BinningCalibrator(),
     "binning uniform": lambda: locacal.BinningCalibrator(strategy="uniform", bins=5),
     "binning adaptive": lambda: locacal.BinningCalibrator(strategy="adaptive", bin_size=12),
+    "lowess": lambda: locacal.LowessCalibrator(frac=0.3),
 }
 GRID = np.linspace(0.05, 0.95, 19)
 

@@ -145,8 +145,8 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
         w, counts = weights.point, weights.counts
         if counts is not None and not self._takes_frequency_weights:
             raise ValueError(f"frequency_weights are not available for {type(self).__name__} "
-                             "yet (its bins or bandwidth count rows); use "
-                             "LocalRegressionCalibrator, BinningCalibrator, PlattCalibrator, "
+                             "yet (its bandwidth counts rows); use LocalRegressionCalibrator, "
+                             "LowessCalibrator, BinningCalibrator, PlattCalibrator, "
                              "BetaCalibrator or IsotonicCalibrator, or expand the rows")
         s, d, w, counts = positive_weight_rows(s, d, w, counts)
         present = d
