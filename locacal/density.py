@@ -86,7 +86,7 @@ def _weighted_moments(total: float, total_sq: float, sum_x: float,
     return n_eff, float(np.sqrt(ss / dof)) if dof > 0 else 0.0
 
 
-def bw_nrd0(x: Any, weights: Any = None) -> float:
+def bw_nrd0(x: Any, weights: Any = None, *, counts: Any = None) -> float:
     """Silverman's rule of thumb exactly as R's ``bw.nrd0``, with relative case weights.
 
     .. math:: h = 0.9 \\, \\min\\left(\\hat\\sigma, \\frac{\\mathrm{IQR}}{1.34}\\right) n^{-1/5}
@@ -103,20 +103,28 @@ def bw_nrd0(x: Any, weights: Any = None) -> float:
     ----------
     Silverman, B. W. (1986). *Density Estimation*, eq. (3.31). R documentation ``?bw.nrd0``.
     Kish, L. (1965). *Survey Sampling*, §11.7 (effective sample size).
+
+    ``counts`` (validated frequency weights, with ``weights`` the combined ``w f`` or None):
+    the bandwidth of the expanded rows (sum of squared weights ``sum f w^2``, quantiles of
+    the observations).
     """
     xv = np.asarray(x, dtype=np.float64)
     if xv.ndim != 1 or xv.size < 2:
         raise ValueError("x needs at least two values to select a bandwidth")
     w = None if weights is None else np.asarray(weights, dtype=np.float64)
+    if counts is not None and w is None:
+        w = np.asarray(counts, dtype=np.float64)
     order = np.argsort(xv, kind="stable")
     xs = xv[order]
     ws = None if w is None else w[order]
+    cs = None if counts is None else np.asarray(counts, dtype=np.float64)[order]
     if ws is None:
         count, sd = float(xs.size), float(np.std(xs, ddof=1))
     else:
-        count, sd = _weighted_moments(float(ws.sum()), float(np.dot(ws, ws)),
+        count, sd = _weighted_moments(float(ws.sum()),
+                                      float(np.dot(ws, ws if cs is None else ws / cs)),
                                       float(np.dot(ws, xs)), float(np.dot(ws, xs * xs)))
-    q1, q3 = quantile_type7(xs, ws, np.array([0.25, 0.75]))
+    q1, q3 = quantile_type7(xs, ws, np.array([0.25, 0.75]), counts=cs)
     iqr = float(q3 - q1)
     return _nrd0_from_moments(count, sd, iqr, float(xv[0]))
 

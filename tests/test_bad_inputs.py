@@ -616,7 +616,12 @@ def test_fractional_frequency_weights_point_to_weights():
         locacal.brier_score(S, Y, frequency_weights=BAD_COUNTS["fractional"])
 
 
-@pytest.mark.parametrize("cls", [locacal.KernelCalibrator])
-def test_calibrators_counting_rows_refuse_frequency_weights(cls):
-    with pytest.raises(ValueError, match="frequency_weights are not available"):
-        cls().fit(S, Y, frequency_weights=F)
+@pytest.mark.parametrize("make", [
+    lambda: locacal.LowessCalibrator(it=2),
+    lambda: locacal.LocalRegressionCalibrator(nn="gcv"),
+    lambda: locacal.LocalRegressionCalibrator(evaluation="locfit"),
+    lambda: locacal.KernelCalibrator(bw="cv_ls"),
+], ids=["robust lowess", "span by gcv", "locfit tree", "statsmodels bandwidth"])
+def test_fits_counting_rows_refuse_frequency_weights(make):
+    with pytest.raises(ValueError, match="frequency_weights|weights"):
+        make().fit(S, Y, frequency_weights=F)

@@ -102,6 +102,8 @@ CALIBRATORS = {
     "binning uniform": lambda: locacal.BinningCalibrator(strategy="uniform", bins=5),
     "binning adaptive": lambda: locacal.BinningCalibrator(strategy="adaptive", bin_size=12),
     "lowess": lambda: locacal.LowessCalibrator(frac=0.3),
+    "kernel lc": lambda: locacal.KernelCalibrator(),
+    "kernel ll h=0.05": lambda: locacal.KernelCalibrator(reg_type="ll", bw=0.05),
 }
 GRID = np.linspace(0.05, 0.95, 19)
 

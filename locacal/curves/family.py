@@ -95,8 +95,8 @@ def calibration_curve(
         Non-negative relative case weights (exposure, survey weights).
     frequency_weights : array-like of shape (n,), optional
         Counts (a row stands for that many identical observations): the curve and its band
-        equal those of the expanded rows, never built (methods "local", "platt", "beta",
-        "isotonic"; :mod:`locacal.data.frequency`).
+        equal those of the expanded rows, never built (every method but "locfit";
+        :mod:`locacal.data.frequency`).
     grid : array-like, optional
         Points in [0, 1] where the curve is tabulated. By default the 2024 slides' grid: 100
         equally spaced points restricted to the observed score range (bin centres for

@@ -142,7 +142,8 @@ def fit(data: SortedSample | ScoreStatistics | Rows, points: np.ndarray | Litera
     ----------
     data : SortedSample, ScoreStatistics or (scores, labels, weights)
         Validated data: sorted once by :func:`~locacal.data.sample.sort_sample`, the rows
-        in their own order (Gaussian kernel sums; the others sort them here), or the cell
+        in their own order (Gaussian kernel sums, which also take ``(scores, labels,
+        weights, counts)`` with frequency weights; the others sort them here), or the cell
         sums of a sample (binned fit: ``LocalParams`` of degree 0 or 1, rect or tricube,
         a span ``nn``; outputs among ``"value"``, ``"bound"``, ``"var_factor"``).
     points : ndarray or "data"
@@ -181,11 +182,12 @@ def fit(data: SortedSample | ScoreStatistics | Rows, points: np.ndarray | Litera
         raise ValueError("outputs: 'bound' is the binned fit's, available from cell "
                          "statistics (ScoreStatistics) only")
     if isinstance(params, GaussianKernel):
-        scores, labels, weights = data
+        scores, labels, weights, *counts = data  # (..., counts): frequency weights
         return LocalFits(
             value=(kernel_regression(scores, labels, weights, points, params.bw,
                                      params.reg_type) if "value" in outputs else None),
-            var_factor=(kernel_var_factor(scores, weights, points, params.bw, params.reg_type)
+            var_factor=(kernel_var_factor(scores, weights, points, params.bw, params.reg_type,
+                                          counts[0] if counts else None)
                         if "var_factor" in outputs else None))
     if isinstance(data, tuple):
         data = sort_sample(*data)
