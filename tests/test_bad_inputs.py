@@ -623,5 +623,5 @@ def test_fractional_frequency_weights_point_to_weights():
     lambda: locacal.KernelCalibrator(bw="cv_ls"),
 ], ids=["robust lowess", "span by gcv", "locfit tree", "statsmodels bandwidth"])
 def test_fits_counting_rows_refuse_frequency_weights(make):
-    with pytest.raises(ValueError, match="frequency_weights|weights"):
+    with pytest.raises(ValueError, match="weights"):
         make().fit(S, Y, frequency_weights=F)
