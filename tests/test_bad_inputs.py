@@ -593,7 +593,14 @@ FREQUENCY_CALLS = {
     "calibration_test": lambda f: locacal.calibration_test(S, Y, frequency_weights=f,
                                                            n_resamples=19),
     "calibration_report": lambda f: locacal.calibration_report(S, Y, frequency_weights=f),
+    "calibration_errors": lambda f: locacal.calibration_errors(S, Y, frequency_weights=f,
+                                                               smoother="loess"),
 }
+
+
+def test_r_lowess_errors_refuse_frequency_weights():
+    with pytest.raises(ValueError, match="frequency_weights"):
+        locacal.calibration_errors(S, Y, frequency_weights=F)
 BAD_COUNTS = {
     "negative": np.where(np.arange(N) == 3, -1.0, F),
     "fractional": np.where(np.arange(N) == 5, 2.5, F),

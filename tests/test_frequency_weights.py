@@ -68,6 +68,8 @@ METRICS = {
     "specificity": {},
     "ece_thresholded": {},
     "corp_decomposition": {},
+    "calibration_errors loess": {"smoother": "loess"},
+    "calibration_errors local": {"smoother": "local"},
 }
 
 
@@ -85,7 +87,8 @@ def test_metric_equals_expanded_call(name, seed, relative):
         warnings.simplefilter("ignore")
         got = _numbers(func(s, y, weights=w, frequency_weights=f, **kw))
         want = _numbers(func(S, Y, weights=W, **kw))
-    np.testing.assert_allclose(got, want, rtol=0, atol=TOL)
+    # loess is a degree-2 local fit (see the module docstring)
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-8 if "loess" in name else TOL)
 
 
 CALIBRATORS = {

@@ -343,8 +343,10 @@ class LocalRegressionCalibrator(BaseCalibrator):
 def local_estimate(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray | None,
                    points: np.ndarray, *, degree: int = 0, nn: float | None = 0.15,
                    h: float | None = None, kernel: str = "rect",
-                   evaluation: str = "exact") -> np.ndarray:
-    """Raw (unclipped) local-regression estimate of E[D | s = t] at ``points``.
+                   evaluation: str = "exact",
+                   counts: np.ndarray | None = None) -> np.ndarray:
+    """Raw (unclipped) local-regression estimate of E[D | s = t] at ``points``
+    (``counts``: frequency weights, with ``weights`` the combined ``w f``).
 
     Parameters
     ----------
@@ -366,7 +368,7 @@ def local_estimate(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray |
     """
     params = local_params(degree, nn, h, kernel)
     evaluation = check_choice(evaluation, EVALUATIONS, "evaluation")
-    return fit(sort_sample(scores, labels, weights), points, params,
+    return fit(sort_sample(scores, labels, weights, counts), points, params,
                structure="tree" if evaluation == "locfit" else "exact").value
 
 

@@ -230,7 +230,8 @@ def calibration_intercept_slope(scores: Any, labels: Any, *, weights: Any = None
 
 @public_api
 def calibration_errors(scores: Any, labels: Any, *, weights: Any = None,
-                       smoother: str = "lowess") -> pd.Series:
+                       smoother: str = "lowess",
+                       frequency_weights: Any = None) -> pd.Series:
     r"""ICI, E50, E90 and Emax: summaries of ``|g(s_i) - s_i|`` over the observations.
 
     g is a smoothed calibration curve; the Integrated Calibration Index is the mean absolute
@@ -269,6 +270,9 @@ def calibration_errors(scores: Any, labels: Any, *, weights: Any = None,
           statsmodels lowess.)
 
         The lowess and loess fits are not clipped to [0, 1], as in R.
+    frequency_weights : array-like of shape (n,), optional
+        Counts of identical observations: the summaries of the expanded rows (every smoother
+        but R's ``"lowess"``, whose window counts rows: use ``"loess"`` or ``"local"``).
 
     Returns
     -------
@@ -278,19 +282,27 @@ def calibration_errors(scores: Any, labels: Any, *, weights: Any = None,
     from locacal.curves import METHODS, calibration_curve
 
     # rows of weight zero are not in the sample: R's lowess would count them in its window
-    s, y, w = positive_weight_rows(*check_scores_labels(scores, labels, weights))
+    s, y, w, both = _weighted_rows(scores, labels, weights, frequency_weights)
+    counts = both.counts
     check_choice(smoother, ("lowess", "loess", *[m for m in METHODS if m != "lowess"]),
                  "smoother")
     if smoother == "lowess":
+        if counts is not None:
+            raise ValueError("smoother: R's lowess counts rows, so it takes no "
+                             "frequency_weights; use smoother='loess' or 'local'")
         fitted = r_lowess_fit(s, y, w)
     elif smoother == "loess":
         from locacal.curves.local import local_estimate
 
-        fitted = local_estimate(s, y, w, s, degree=2, nn=0.75, kernel="tricube")
+        fitted = local_estimate(s, y, w, s, degree=2, nn=0.75, kernel="tricube",
+                                counts=counts)
     else:
-        fitted = calibration_curve(s, y, method=smoother, weights=w)(s)
+        fitted = calibration_curve(s, y, method=smoother, weights=None if w is None else (
+            w if counts is None else both.relative), frequency_weights=counts)(s)
     err = np.abs(fitted - s)
-    wn = np.ones(s.size) if w is None else w * (s.size / w.sum())
+    # weights with mean 1 over the observations (type-7 positions of the expanded rows)
+    total = s.size if counts is None else float(counts.sum())
+    wn = np.ones(s.size) if w is None else w * (total / w.sum())
     usable = np.isfinite(err)
     if not usable.all():
         if not usable.any():
