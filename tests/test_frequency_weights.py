@@ -70,6 +70,7 @@ METRICS = {
     "corp_decomposition": {},
     "calibration_errors loess": {"smoother": "loess"},
     "calibration_errors local": {"smoother": "local"},
+    "wmse": {},
 }
 
 

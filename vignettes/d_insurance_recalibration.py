@@ -165,8 +165,8 @@ report.set_index("model")[["brier", "log_loss", "lcs", "ece", "cal_intercept",
                            "cal_slope", "spiegelhalter_z", "auc"]]
 
 # %% [markdown]
-# (The ICI, E50, E90, Emax, WMSE and smooth ECE, whose smoothers count rows, are not
-# available with frequency weights yet: NaN in the report.)
+# (The ICI, E50, E90 and Emax, whose R lowess counts rows, are not available with frequency
+# weights yet: NaN in the report.)
 #
 # * Both scores rank the policyholders alike (AUC 0.56: three rating factors separate claims
 #   from no claims only a little, as is usual for claim data), but the balanced score is

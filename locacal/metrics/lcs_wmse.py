@@ -248,7 +248,7 @@ def lcs_unsorted(scores: np.ndarray, labels: np.ndarray, nn: float,
 
 @public_api
 def wmse(scores: Any, labels: Any, *, weights: Any = None, nn: float = 0.15,
-         grid_size: int = 101) -> float:
+         grid_size: int = 101, frequency_weights: Any = None) -> float:
     """Weighted MSE of the 2024 R code: nearest-neighbour means against the diagonal,
     weighted by the reflected density of the scores.
 
@@ -280,11 +280,33 @@ def wmse(scores: Any, labels: Any, *, weights: Any = None, nn: float = 0.15,
     ----------
     2024 R code of Machado, Charpentier, Flachaire, Gallic & Hu, functions
     ``local_ci_scores`` and ``weighted_mse``.
+
+    ``frequency_weights`` (counts of identical observations): the WMSE of the expanded rows,
+    n+ the number of observations (their normalised weights sum to it) and the density's
+    bandwidth that of the observations.
     """
     s, y, w = check_scores_labels(scores, labels, weights)
     nn = check_fraction(nn, "nn")
     grid_size = check_grid_size(grid_size)
+    if frequency_weights is not None:
+        both = weighting(w, frequency_weights, s.size,
+                         aligned={"scores": scores, "labels": labels})
+        s, y, point, counts = positive_weight_rows(s, y, both.point, both.counts)
+        return _wmse_counts(s, y, point, counts, nn, grid_size)
     return wmse_of_sample(s, y, w, nn, grid_size)
+
+
+def _wmse_counts(s: np.ndarray, y: np.ndarray, point: np.ndarray, counts: np.ndarray,
+                 nn: float, grid_size: int) -> float:
+    """:func:`wmse` of grouped rows (combined weights ``w f``, frequency weights ``counts``):
+    the weights normalised to sum to the N observations, k = round(N nn)."""
+    total = float(counts.sum())
+    mass = point * (total / float(point.sum()))
+    k = min(max(float(np.round(total * nn)), 1.0), total)
+    grid = np.linspace(0.0, 1.0, grid_size)
+    means = fit(sort_sample(s, y, mass), grid, NearestMean(k)).value
+    dens = reflected_kde_values(s, grid, point, counts=counts)
+    return float(np.sum(dens * (grid - means) ** 2) / dens.sum())
 
 
 def wmse_of_sample(s: np.ndarray, y: np.ndarray, w: np.ndarray | None, nn: float = 0.15,

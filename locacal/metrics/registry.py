@@ -203,7 +203,7 @@ def _wmse(sample: PreparedSample) -> float:
     """The WMSE; without weights from the shared sort."""
     if sample.weights is None:
         return wmse_of_sample(sample.scores, sample.labels, None, sorted_sample=sample.sorted)
-    return wmse(sample.scores, sample.labels, weights=sample.weights)
+    return wmse(sample.scores, sample.labels, **_split_weights(sample))
 
 
 def _exact(cell_version: Callable[[ScoreStatistics], float]
@@ -402,9 +402,9 @@ _TABLE = (
 METRICS: MappingProxyType[str, Metric] = MappingProxyType({m.name: m for m in _TABLE})
 
 
-#: Metrics whose smoother counts rows (lowess's span, the WMSE's nearest weight, the smooth
-#: ECE's own kernel): not available with frequency_weights.
-NOT_WITH_COUNTS = frozenset({"ici", "e50", "e90", "emax", "wmse", "smece", "kl"})
+#: Metrics whose smoother counts rows (R's lowess of the ICI family, the smooth ECE's own
+#: kernel) or that take no weights (KL): not available with frequency_weights.
+NOT_WITH_COUNTS = frozenset({"ici", "e50", "e90", "emax", "smece", "kl"})
 
 
 def _names(metrics: Iterable[str]) -> tuple[str, ...]:
