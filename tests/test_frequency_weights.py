@@ -347,3 +347,16 @@ def test_resampled_bands_match_the_expanded_ones_in_size(band):
                                                                seed=1)
     wa, wb = np.nanmean(a.upper - a.lower), np.nanmean(b.upper - b.lower)
     assert abs(wa - wb) / wb < 0.25
+
+
+def test_reliability_display_with_counts_equals_expanded_rows():
+    (s, y, _, f), (S, Y, _) = _data(17, n=40)
+    a = locacal.ReliabilityDisplay.from_predictions(s, y, frequency_weights=f, plot=False)
+    b = locacal.ReliabilityDisplay.from_predictions(S, Y, plot=False)
+    pd.testing.assert_frame_equal(a.summary(), b.summary(), rtol=0, atol=TOL)
+    np.testing.assert_allclose(a.to_frame().select_dtypes("number").to_numpy(),
+                               b.to_frame().select_dtypes("number").to_numpy(),
+                               rtol=0, atol=TOL)
+    assert repr(a) == repr(b)
+    heights = [patch.get_height() for patch in a.plot().figure.axes[-1].patches]
+    assert heights or a.hist_ax_ is not None
