@@ -73,6 +73,8 @@ CALLS: dict[str, Callable[..., object]] = {
     "platt": _fit_predict(locacal.PlattCalibrator),
     "beta": _fit_predict(locacal.BetaCalibrator),
     "isotonic (map)": _fit_predict(locacal.IsotonicCalibrator),
+    "lowess": _fit_predict(lambda: locacal.LowessCalibrator(frac=0.3)),
+    "kernel": _fit_predict(locacal.KernelCalibrator),
     "brier_score": locacal.brier_score,
     "log_loss": locacal.log_loss,
     "auc": locacal.auc,
@@ -80,6 +82,9 @@ CALLS: dict[str, Callable[..., object]] = {
     "ece": locacal.ece,
     "calib_mse_interval": locacal.calib_mse_interval,
     "corp_decomposition": locacal.corp_decomposition,
+    "wmse": locacal.wmse,
+    "calibration_errors (loess)": lambda s, y, **kw: locacal.calibration_errors(
+        s, y, smoother="loess", **kw),
     "calibration_intercept_slope": locacal.calibration_intercept_slope,
     "hosmer_lemeshow": locacal.hosmer_lemeshow,
     "spiegelhalter_z": locacal.spiegelhalter_z,
