@@ -86,7 +86,7 @@ def _weighted_moments(total: float, total_sq: float, sum_x: float,
     return n_eff, float(np.sqrt(ss / dof)) if dof > 0 else 0.0
 
 
-def bw_nrd0(x: Any, weights: Any = None) -> float:
+def bw_nrd0(x: Any, weights: Any = None, *, counts: Any = None) -> float:
     """Silverman's rule of thumb exactly as R's ``bw.nrd0``, with relative case weights.
 
     .. math:: h = 0.9 \\, \\min\\left(\\hat\\sigma, \\frac{\\mathrm{IQR}}{1.34}\\right) n^{-1/5}
@@ -103,40 +103,51 @@ def bw_nrd0(x: Any, weights: Any = None) -> float:
     ----------
     Silverman, B. W. (1986). *Density Estimation*, eq. (3.31). R documentation ``?bw.nrd0``.
     Kish, L. (1965). *Survey Sampling*, §11.7 (effective sample size).
+
+    ``counts`` (validated frequency weights, with ``weights`` the combined ``w f`` or None):
+    the bandwidth of the expanded rows (sum of squared weights ``sum f w^2``, quantiles of
+    the observations).
     """
     xv = np.asarray(x, dtype=np.float64)
     if xv.ndim != 1 or xv.size < 2:
         raise ValueError("x needs at least two values to select a bandwidth")
     w = None if weights is None else np.asarray(weights, dtype=np.float64)
+    if counts is not None and w is None:
+        w = np.asarray(counts, dtype=np.float64)
     order = np.argsort(xv, kind="stable")
     xs = xv[order]
     ws = None if w is None else w[order]
+    cs = None if counts is None else np.asarray(counts, dtype=np.float64)[order]
     if ws is None:
         count, sd = float(xs.size), float(np.std(xs, ddof=1))
     else:
-        count, sd = _weighted_moments(float(ws.sum()), float(np.dot(ws, ws)),
+        count, sd = _weighted_moments(float(ws.sum()),
+                                      float(np.dot(ws, ws if cs is None else ws / cs)),
                                       float(np.dot(ws, xs)), float(np.dot(ws, xs * xs)))
-    q1, q3 = quantile_type7(xs, ws, np.array([0.25, 0.75]))
+    q1, q3 = quantile_type7(xs, ws, np.array([0.25, 0.75]), counts=cs)
     iqr = float(q3 - q1)
     return _nrd0_from_moments(count, sd, iqr, float(xv[0]))
 
 
 def reflected_bandwidth(scores: np.ndarray, weights: np.ndarray | None = None, *,
-                        is_sorted: bool = False) -> float:
+                        is_sorted: bool = False, counts: np.ndarray | None = None) -> float:
     """``bw.nrd0(c(-s, s, 2 - s))``: the bandwidth R's code uses for the reflected density.
 
     Computed from the scores without building the 3n-sample: its moments follow from those of
     the scores, and its order statistics are those of ``-s``, ``s`` and ``2 - s`` laid end to
     end (all of ``-s`` lie below all of ``s``, which lie below all of ``2 - s``). With relative
     case weights the reflected sample carries each weight three times, so its effective size is
-    3 n_eff and its sd the weighted one of :func:`bw_nrd0`.
+    3 n_eff and its sd the weighted one of :func:`bw_nrd0`. ``counts`` (frequency weights,
+    ``weights`` then the combined ``w f``): the bandwidth of the expanded rows.
     """
     w = weights
+    if counts is not None and w is None:
+        w = counts
     if w is None:
         s1, s2 = float(scores.sum()), float(np.dot(scores, scores))
         q1, q3 = _reflected_quartiles(scores, is_sorted)
         return unweighted_reflected_bandwidth(scores.size, s1, s2, q1, q3, float(scores[0]))
-    n, n_sq = float(w.sum()), float(np.dot(w, w))
+    n, n_sq = float(w.sum()), float(np.dot(w, w if counts is None else w / counts))
     s1, s2 = float(np.dot(w, scores)), float(np.dot(w, scores * scores))
     first = -float(scores[np.flatnonzero(w > 0)[0]])
     sum_x, sum_x2 = _reflected_sums(n, s1, s2)
@@ -144,8 +155,10 @@ def reflected_bandwidth(scores: np.ndarray, weights: np.ndarray | None = None, *
     order = slice(None) if is_sorted else np.argsort(scores, kind="stable")
     xs, ws = scores[order], w[order]
     refl = np.concatenate([-xs[::-1], xs, 2.0 - xs[::-1]])
+    cs = None if counts is None else counts[order]
     q1, q3 = quantile_type7(refl, np.concatenate([ws[::-1], ws, ws[::-1]]),
-                            np.array([0.25, 0.75]))
+                            np.array([0.25, 0.75]),
+                            None if cs is None else np.concatenate([cs[::-1], cs, cs[::-1]]))
     return _nrd0_from_moments(total, sd, float(q3 - q1), first)
 
 
@@ -292,13 +305,15 @@ def reflected_kde(scores: Any, points: Any, *, weights: Any = None,
 
 def reflected_kde_values(scores: np.ndarray, points: np.ndarray, weights: np.ndarray | None,
                          *, bandwidth: float | None = None,
-                         is_sorted: bool = False) -> np.ndarray:
+                         is_sorted: bool = False,
+                         counts: np.ndarray | None = None) -> np.ndarray:
     """:func:`reflected_kde` on validated arrays; ``is_sorted=True`` (scores ascending, weights
-    in the same order) saves the partial sort behind the bandwidth."""
+    in the same order) saves the partial sort behind the bandwidth. ``counts``: frequency
+    weights (``weights`` the combined ``w f``), the density of the expanded rows."""
     s, x = scores, points
-    w = weights
+    w = weights if (weights is not None or counts is None) else counts
     if bandwidth is None:
-        h = reflected_bandwidth(s, w, is_sorted=is_sorted)
+        h = reflected_bandwidth(s, w, is_sorted=is_sorted, counts=counts)
     else:
         h = check_bandwidth(bandwidth, "bandwidth")
     total = float(s.size) if w is None else float(w.sum())

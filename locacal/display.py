@@ -22,6 +22,7 @@ from locacal._validation import (
     check_bins,
     check_bool,
     check_choice,
+    check_frequency_weights,
     check_scores_labels,
     plain,
     public_api,
@@ -117,13 +118,15 @@ class ReliabilityDisplay:
     """
 
     def __init__(self, curves: Mapping[str, CalibrationCurve], scores: Mapping[str, Any],
-                 labels: Any) -> None:
+                 labels: Any, counts: Any = None) -> None:
         if set(curves) != set(scores):
             raise ValueError(f"curves and scores must name the same models, got "
                              f"{sorted(curves)} and {sorted(scores)}")
         self.curves = dict(curves)
         self.scores = {k: np.asarray(scores[k], dtype=np.float64) for k in self.curves}
         self.labels = np.asarray(labels, dtype=np.float64)
+        #: frequency weights of the rows (counts of identical observations), or None
+        self.counts = None if counts is None else np.asarray(counts, dtype=np.float64)
         self.ax_: Axes | None = None
         self.hist_ax_: Axes | None = None
         self.figure_: Figure | None = None
@@ -138,7 +141,7 @@ class ReliabilityDisplay:
                          band: str | None = "pointwise", weights: Any = None,
                          name: str | None = None, ax: Axes | None = None, plot: bool = True,
                          by: Any = None, scale: str = "linear",
-                         **params: Any) -> ReliabilityDisplay:
+                         frequency_weights: Any = None, **params: Any) -> ReliabilityDisplay:
         """Fit the calibration curve of each score vector and (by default) draw them.
 
         Parameters
@@ -153,6 +156,9 @@ class ReliabilityDisplay:
             The curves' band (:func:`~locacal.calibration_curve`).
         weights : array-like, optional
             Case weights.
+        frequency_weights : array-like, optional
+            Counts of identical observations (grouped rows), shared by the models: the curves,
+            histograms and summary of the expanded rows.
         name : str, optional
             The model's name for a single score vector (default ``"model"``).
         ax : Axes, optional
@@ -185,9 +191,11 @@ class ReliabilityDisplay:
                                           names=(f"scores[{plain(model)!r}]" if len(models) > 1
                                                  else "scores", "labels", "weights"))
             curves[model] = calibration_curve(s, y, method=method, weights=w, band=band,
-                                              **params)
+                                              frequency_weights=frequency_weights, **params)
             kept[model] = s
-        display = cls(curves, kept, y)
+        counts = None if frequency_weights is None else check_frequency_weights(
+            frequency_weights, y.size)
+        display = cls(curves, kept, y, counts)
         if by is not None:
             groups = split_by(by, y.size)
             display.by = groups.name
@@ -196,6 +204,8 @@ class ReliabilityDisplay:
                                             method=method, band=band,
                                             weights=None if weights is None
                                             else np.asarray(weights)[rows],
+                                            frequency_weights=None if counts is None
+                                            else counts[rows],
                                             plot=False, **params)
                 for group, rows in groups}
         if plot:
@@ -208,7 +218,7 @@ class ReliabilityDisplay:
                        band: str | None = "pointwise", weights: Any = None,
                        pos_label: Any = None, name: str | None = None,
                        ax: Axes | None = None, plot: bool = True, by: Any = None,
-                       scale: str = "linear",
+                       scale: str = "linear", frequency_weights: Any = None,
                        **params: Any) -> ReliabilityDisplay:
         """The calibration curves of fitted scikit-learn classifiers on ``(X, y)``.
 
@@ -244,7 +254,7 @@ class ReliabilityDisplay:
             by = X[by]
         return cls.from_predictions(scores, y, method=method, band=band, weights=weights,
                                     pos_label=positive, ax=ax, plot=plot, by=by, scale=scale,
-                                    **params)
+                                    frequency_weights=frequency_weights, **params)
 
     def plot(self, ax: Axes | None = None, *, band: bool = True, histogram: bool = True,
              bins: int = 30, scale: str = "linear") -> Axes:
@@ -285,13 +295,15 @@ class ReliabilityDisplay:
             self.ax_, self.figure_, self.hist_ax_ = panels, panels[0].figure, None
             return panels
 
-        bins = check_bins(bins, max(v.size for v in self.scores.values()), default=30)
+        largest = (max(v.size for v in self.scores.values()) if self.counts is None
+                   else int(self.counts.sum()))
+        bins = check_bins(bins, largest, default=30)
         ax = new_axes(ax, (5.0, 6.0) if histogram else (5.0, 5.0))
         for i, (name, curve) in enumerate(self.curves.items()):
             plot_curve(curve, ax=ax, band=band, label=name, color=palette(i), scale=scale)
         self.ax_, self.figure_, self.hist_ax_ = ax, ax.figure, None
         if histogram:
-            self.hist_ax_ = _histogram_below(ax, self.scores, bins, scale)
+            self.hist_ax_ = _histogram_below(ax, self.scores, bins, scale, self.counts)
         return ax
 
     def to_frame(self) -> pd.DataFrame:
@@ -316,8 +328,10 @@ class ReliabilityDisplay:
         if self.groups is not None:
             return pd.concat({g: d.summary() for g, d in self.groups.items()},
                              names=[self.by, "model"])
-        rows = {name: {"n": s.size, "events": float(self.labels.sum()),
-                       "mean_score": float(s.mean()), "event_rate": float(self.labels.mean()),
+        f = np.ones_like(self.labels) if self.counts is None else self.counts
+        rows = {name: {"n": int(f.sum()), "events": float(f @ self.labels),
+                       "mean_score": float(np.average(s, weights=f)),
+                       "event_rate": float(np.average(self.labels, weights=f)),
                        "max_gap": float(np.max(np.abs(c.estimate - c.grid))),
                        "method": c.method}
                 for (name, c), s in zip(self.curves.items(), self.scores.values(),
@@ -332,13 +346,15 @@ class ReliabilityDisplay:
                            frame_html(self.summary()))
 
     def __repr__(self) -> str:
-        return f"ReliabilityDisplay(models={list(self.curves)}, n={self.labels.size})"
+        n = self.labels.size if self.counts is None else int(self.counts.sum())
+        return f"ReliabilityDisplay(models={list(self.curves)}, n={n})"
 
 
 def _histogram_below(ax: Axes, scores: Mapping[str, np.ndarray], bins: int,
-                     scale: str = "linear") -> Axes:
-    """Step histograms of the scores in an axis appended under ``ax`` (sharing x); on the
-    logit scale the bins are equally spaced in logit between the Axes' limits."""
+                     scale: str = "linear", counts: np.ndarray | None = None) -> Axes:
+    """Step histograms of the scores in an axis appended under ``ax`` (sharing x), each row
+    counted ``counts`` times when given; on the logit scale the bins are equally spaced in
+    logit between the Axes' limits."""
     from mpl_toolkits.axes_grid1 import make_axes_locatable
 
     from locacal.plotting import palette
@@ -350,7 +366,7 @@ def _histogram_below(ax: Axes, scores: Mapping[str, np.ndarray], bins: int,
         x = np.linspace(np.log(lo / (1 - lo)), np.log(hi / (1 - hi)), bins + 1)
         edges = 1 / (1 + np.exp(-x))
     for i, values in enumerate(scores.values()):
-        hist.hist(values, bins=edges, histtype="step", color=palette(i))
+        hist.hist(values, bins=edges, weights=counts, histtype="step", color=palette(i))
     hist.set_xlabel(ax.get_xlabel() or "score")
     hist.set_yticks([])
     ax.set_xlabel("")

@@ -156,17 +156,23 @@ def plot_metric_bars(table: Any, metric: str, ax: Axes | None = None) -> Axes:
 
 
 def plot_score_histogram(scores: Any, labels: Any, ax: Axes | None = None, *,
-                         bins: int = 50) -> Axes:
+                         bins: int = 50, frequency_weights: Any = None) -> Axes:
     """Histogram of scores by class (events in gold, non-events in purple, as the slides);
-    ``bins`` equal-width bins of [0, 1], at most the number of scores (or 50)."""
-    from locacal._validation import check_bins, check_scores_labels
+    ``bins`` equal-width bins of [0, 1], at most the number of scores (or 50).
+    ``frequency_weights``: counts of identical observations (grouped rows), the histogram of
+    the expanded rows."""
+    from locacal._validation import check_bins, check_frequency_weights, check_scores_labels
 
     s, y, _ = check_scores_labels(scores, labels, warn_one_class=False)
-    bins = check_bins(bins, s.size, default=50)
+    f = check_frequency_weights(frequency_weights, s.size)
+    n = s.size if f is None else int(f.sum())
+    bins = check_bins(bins, n, default=50)
     ax = new_axes(ax)
     edges = np.linspace(0, 1, bins + 1)
-    ax.hist(s[y == 1], bins=edges, color="#E69F00", alpha=0.6, label="d = 1")
-    ax.hist(s[y == 0], bins=edges, color="#CC79A7", alpha=0.6, label="d = 0")
+    ax.hist(s[y == 1], bins=edges, weights=None if f is None else f[y == 1],
+            color="#E69F00", alpha=0.6, label="d = 1")
+    ax.hist(s[y == 0], bins=edges, weights=None if f is None else f[y == 0],
+            color="#CC79A7", alpha=0.6, label="d = 0")
     ax.set_xlim(0, 1)
     ax.set_xlabel("score")
     ax.set_ylabel("count")

@@ -532,6 +532,8 @@ CLI_CASES = [
     ("missing score column", None, None, ["--score", "nope"], "score column 'nope'"),
     ("missing label column", None, None, ["--label", "nope"], "label column 'nope'"),
     ("missing weight column", None, None, ["--weight", "nope"], "weight column 'nope'"),
+    ("missing count column", None, None, ["--count", "nope"], "count column 'nope'"),
+    ("fractional count", None, None, ["--count", "w"], "count column 'w', row 1"),
     ("text score", 3, "abc,1,1", [], "score column 's', row 3"),
     ("empty score", 3, ",1,1", [], "score column 's', row 3"),
     ("nan score", 3, "nan,1,1", [], "score column 's', row 3"),
@@ -576,3 +578,68 @@ def test_the_command_line_refuses_bad_input_in_one_line(tmp_path, capsys, row, l
     assert len(messages) == 1, err
     assert not NUMPY_REPR.search(err)
     assert not (tmp_path / "out").exists()
+
+
+# --- frequency weights (counts) --------------------------------------------------------------
+
+F = np.arange(N, dtype=float) % 4  # valid counts, zeros included
+
+FREQUENCY_CALLS = {
+    "brier_score": lambda f: locacal.brier_score(S, Y, frequency_weights=f),
+    "lcs": lambda f: locacal.lcs(S, Y, frequency_weights=f),
+    "spiegelhalter_z": lambda f: locacal.spiegelhalter_z(S, Y, frequency_weights=f),
+    "hosmer_lemeshow": lambda f: locacal.hosmer_lemeshow(S, Y, frequency_weights=f),
+    "calibration_intercept_slope": lambda f: locacal.calibration_intercept_slope(
+        S, Y, frequency_weights=f),
+    "calibration_curve": lambda f: locacal.calibration_curve(S, Y, frequency_weights=f),
+    "LocalRegressionCalibrator.fit": lambda f: locacal.LocalRegressionCalibrator().fit(
+        S, Y, frequency_weights=f),
+    "PlattCalibrator.fit": lambda f: locacal.PlattCalibrator().fit(S, Y, frequency_weights=f),
+    "BinningCalibrator.fit": lambda f: locacal.BinningCalibrator().fit(
+        S, Y, frequency_weights=f),
+    "ece": lambda f: locacal.ece(S, Y, frequency_weights=f),
+    "calib_mse_interval": lambda f: locacal.calib_mse_interval(S, Y, frequency_weights=f),
+    "log_loss": lambda f: locacal.log_loss(S, Y, frequency_weights=f),
+    "auc": lambda f: locacal.auc(S, Y, frequency_weights=f),
+    "calibration_test": lambda f: locacal.calibration_test(S, Y, frequency_weights=f,
+                                                           n_resamples=19),
+    "calibration_report": lambda f: locacal.calibration_report(S, Y, frequency_weights=f),
+    "calibration_errors": lambda f: locacal.calibration_errors(S, Y, frequency_weights=f,
+                                                               smoother="loess"),
+}
+
+
+def test_r_lowess_errors_refuse_frequency_weights():
+    with pytest.raises(ValueError, match="frequency_weights"):
+        locacal.calibration_errors(S, Y, frequency_weights=F)
+BAD_COUNTS = {
+    "negative": np.where(np.arange(N) == 3, -1.0, F),
+    "fractional": np.where(np.arange(N) == 5, 2.5, F),
+    "all zero": np.zeros(N),
+    "wrong length": F[:-1],
+    "nan": np.where(np.arange(N) == 2, np.nan, F),
+    "text": np.array(["a"] * N, dtype=object),
+}
+
+
+@pytest.mark.parametrize("bad", list(BAD_COUNTS))
+@pytest.mark.parametrize("call", list(FREQUENCY_CALLS))
+def test_bad_frequency_weights_raise_naming_them(call, bad):
+    with pytest.raises((ValueError, TypeError), match="frequency_weights"):
+        FREQUENCY_CALLS[call](BAD_COUNTS[bad])
+
+
+def test_fractional_frequency_weights_point_to_weights():
+    with pytest.raises(ValueError, match=r"whole numbers.*position 5 holds 2\.5.*weights="):
+        locacal.brier_score(S, Y, frequency_weights=BAD_COUNTS["fractional"])
+
+
+@pytest.mark.parametrize("make", [
+    lambda: locacal.LowessCalibrator(it=2),
+    lambda: locacal.LocalRegressionCalibrator(nn="gcv"),
+    lambda: locacal.LocalRegressionCalibrator(evaluation="locfit"),
+    lambda: locacal.KernelCalibrator(bw="cv_ls"),
+], ids=["robust lowess", "span by gcv", "locfit tree", "statsmodels bandwidth"])
+def test_fits_counting_rows_refuse_frequency_weights(make):
+    with pytest.raises(ValueError, match="weights"):
+        make().fit(S, Y, frequency_weights=F)

@@ -37,9 +37,9 @@ def _blocks(page: Path) -> list[str]:
 
 
 def test_every_page_has_examples():
-    assert [page.stem for page in PAGES] == ["index", "decide", "fix", "from_r", "measure",
-                                             "rare_events", "reproduce", "scale", "see",
-                                             "subgroups"]
+    assert [page.stem for page in PAGES] == ["index", "decide", "fix", "frequency_weights",
+                                             "from_r", "measure", "rare_events", "reproduce",
+                                             "scale", "see", "subgroups"]
     assert all(_blocks(page) for page in PAGES)
 
 

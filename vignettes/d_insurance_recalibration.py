@@ -27,9 +27,11 @@
 # slides' methodology (§4): a model is fitted on a *train* split of the policyholders, the
 # recalibration maps on a *calibration* split, and everything is judged on a *test* split.
 #
-# **Settings.** The whole data set (23,359 policyholders) is used. A later section reruns two
-# of the slides' simulation studies with 20 and 10 samples instead of 200; the call with the
-# full setting is written next to each. The appendix compares four models on a second real
+# **Settings.** The whole data set (23,359 policyholders) is used, as its 64 grouped cells:
+# the policyholders are never listed one per row, except once, to check that the grouped
+# computation gives their numbers. A later section reruns two of the slides' simulation
+# studies with 20 and 10 samples instead of 200; the call with the full setting is written
+# next to each. The appendix compares four models on a second real
 # data set in one call.
 
 # %%
@@ -62,50 +64,62 @@ print(f"{len(cells)} cells, {cells['Holders'].sum()} policyholders, "
 cells.head()
 
 # %% [markdown]
-# ## Exposure as weights, or one row per policyholder
+# ## Grouped data: two rows per cell, with counts
 #
 # A binary outcome per policyholder needs one assumption: a claim is one policyholder with a
 # claim (the data count claims, and at a claim rate of 13.5 % per quarter few holders claim
-# twice). Each cell then gives two *grouped* rows, "claim" with weight `Claims` and "no claim"
-# with weight `Holders - Claims`, and the same data hold one row per policyholder:
+# twice). Each cell then gives two *grouped* rows, "claim" with count `Claims` and "no claim"
+# with count `Holders - Claims`: 128 rows that stand for the 23,359 policyholders. locacal
+# reads such counts as **frequency weights** (`frequency_weights=`, or `count_column=` in
+# `recalibrate`): a row stands for that many identical observations, and every number,
+# interval and resample equals that of one row per policyholder, which is never built.
 
 # %%
-grouped = pd.concat([cells[FACTORS].assign(claim=1, weight=cells["Claims"]),
-                     cells[FACTORS].assign(claim=0, weight=cells["Holders"] - cells["Claims"])],
+grouped = pd.concat([cells[FACTORS].assign(claim=1, count=cells["Claims"]),
+                     cells[FACTORS].assign(claim=0, count=cells["Holders"] - cells["Claims"])],
                     ignore_index=True)
-holders = grouped.loc[grouped.index.repeat(grouped["weight"]), [*FACTORS, "claim"]]
-holders = holders.reset_index(drop=True)
-print(f"grouped: {len(grouped)} rows, total weight {grouped['weight'].sum()}; "
-      f"one row per policyholder: {len(holders)} rows")
+print(f"grouped: {len(grouped)} rows, {grouped['count'].sum()} policyholders")
 
 # %% [markdown]
 # ## Train, calibration and test policyholders
 #
-# `locacal.split` draws the policyholders at random into 60 / 20 / 20 % (stratified on the
-# claim, so each split has the claim rate of the whole); each split is then grouped again by
-# cell, which gives the exposure weights the model is fitted with.
+# The policyholders are drawn at random into 60 / 20 / 20 %, stratified on the claim (so
+# each split has the claim rate of the whole), without listing them: among the policyholders
+# of one class, those of each grouped row that land in a split follow the multivariate
+# hypergeometric law, which NumPy draws from the counts. Each split is a grouped frame with
+# the same 128 rows and its own counts.
 
 # %%
-train, calibration, test = locacal.split(holders, seed=1973, stratify="claim")
+rng = np.random.default_rng(1973)
 
 
-def group(frame: pd.DataFrame) -> pd.DataFrame:
-    """One row per (cell, claim) with the number of policyholders as weight."""
-    return frame.groupby([*FACTORS, "claim"]).size().rename("weight").reset_index()
+def split_counts(frame: pd.DataFrame, shares=(0.6, 0.2, 0.2)) -> list[pd.DataFrame]:
+    """Train, calibration and test counts of a random split of the observations behind
+    ``frame["count"]``, stratified on the claim (calibration and test: round(share x n))."""
+    parts = [frame.assign(count=0) for _ in shares]
+    for _, rows in frame.groupby("claim"):
+        left = rows["count"].to_numpy()
+        sizes = [int(np.floor(p * left.sum() + 0.5)) for p in shares[1:]]
+        for part, size in zip(parts[:0:-1], sizes[::-1], strict=True):  # test, calibration
+            drawn = rng.multivariate_hypergeometric(left, size)
+            part.loc[rows.index, "count"] = drawn
+            left = left - drawn
+        parts[0].loc[rows.index, "count"] = left  # train: the rest
+    return parts
 
 
-g_train, g_calibration, g_test = group(train), group(calibration), group(test)
-pd.DataFrame({"policyholders": [len(train), len(calibration), len(test)],
-              "grouped rows": [len(g_train), len(g_calibration), len(g_test)],
-              "claim rate": [f["claim"].mean() for f in (train, calibration, test)]},
+g_train, g_calibration, g_test = split_counts(grouped)
+pd.DataFrame({"policyholders": [g["count"].sum() for g in (g_train, g_calibration, g_test)],
+              "claim rate": [np.average(g["claim"], weights=g["count"])
+                             for g in (g_train, g_calibration, g_test)]},
              index=["train", "calibration", "test"])
 
 # %% [markdown]
 # ## Two scores fitted on the train split
 #
 # * **GLM**: an unpenalised logistic regression on the three rating factors (main effects),
-#   fitted on the grouped train rows with the exposure weights as `sample_weight`; the same as
-#   fitting it on the 14,015 policyholders (largest difference printed below).
+#   fitted on the grouped train rows with the counts as `sample_weight` (scikit-learn's
+#   likelihood weights, the same maximum as one row per policyholder).
 # * **balanced**: the same model with `class_weight="balanced"`, a common default for rare
 #   events in machine-learning pipelines. It weighs the claims up to half the total weight,
 #   which moves the intercept and nothing else: the scores keep their order, but they are no
@@ -118,65 +132,72 @@ def logistic(**kwargs):
 
 
 glm = logistic().fit(g_train[FACTORS], g_train["claim"],
-                     logisticregression__sample_weight=g_train["weight"])
+                     logisticregression__sample_weight=g_train["count"])
 balanced = logistic(class_weight="balanced").fit(
-    g_train[FACTORS], g_train["claim"], logisticregression__sample_weight=g_train["weight"])
-per_holder = logistic().fit(train[FACTORS], train["claim"])
-gap = np.abs(glm.predict_proba(test[FACTORS])[:, 1]
-             - per_holder.predict_proba(test[FACTORS])[:, 1]).max()
-print(f"GLM on grouped rows with weights vs one row per policyholder: max |difference| {gap:.1e}")
-
-for frame in (train, calibration, test, g_calibration, g_test):
+    g_train[FACTORS], g_train["claim"], logisticregression__sample_weight=g_train["count"])
+for frame in (g_train, g_calibration, g_test):
     frame["glm"] = glm.predict_proba(frame[FACTORS])[:, 1]
     frame["balanced"] = balanced.predict_proba(frame[FACTORS])[:, 1]
 
 # %% [markdown]
 # ## See and measure on the test policyholders
+#
+# Every function takes the counts as `frequency_weights=`: the curve below is the local
+# regression of the test policyholders (its nearest-neighbour span counts policyholders, not
+# rows), and the report their metrics.
 
 # %%
 fig, (top, bottom) = plt.subplots(2, 1, figsize=(5.5, 7), height_ratios=[3, 1], sharex=True)
 for name in ("glm", "balanced"):
-    locacal.calibration_curve(test[name], test["claim"]).plot(ax=top, label=name)
+    locacal.calibration_curve(g_test[name], g_test["claim"],
+                              frequency_weights=g_test["count"]).plot(ax=top, label=name)
 top.set_title("Test split: claim scores")
 top.set_xlabel("")
-plot_score_histogram(test["balanced"], test["claim"], ax=bottom)
+plot_score_histogram(g_test["balanced"], g_test["claim"], ax=bottom,
+                     frequency_weights=g_test["count"])
 bottom.set_title("balanced scores by outcome", fontsize="small")
 fig.tight_layout()
 
 # %%
-report = locacal.calibration_report(test[["glm", "balanced"]], test["claim"], clinical=True)
-report.set_index("model")[["brier", "log_loss", "lcs", "ece", "ici", "cal_intercept",
+report = locacal.calibration_report(g_test[["glm", "balanced"]], g_test["claim"],
+                                    frequency_weights=g_test["count"], clinical=True)
+report.set_index("model")[["brier", "log_loss", "lcs", "ece", "cal_intercept",
                            "cal_slope", "spiegelhalter_z", "auc"]]
 
 # %% [markdown]
-# * Both scores rank the policyholders alike (AUC 0.57: three rating factors separate claims
+# (The ICI, E50, E90 and Emax, whose R lowess counts rows, are not available with frequency
+# weights yet: NaN in the report.)
+#
+# * Both scores rank the policyholders alike (AUC 0.56: three rating factors separate claims
 #   from no claims only a little, as is usual for claim data), but the balanced score is
 #   about four times the claim rate. Its calibration intercept, about -1.86 on the logit
 #   scale, is the log-odds of the claim rate (log(0.135 / 0.865)): exactly what the class
 #   weights added.
 # * The GLM is calibrated in the large by construction (its score equations make the mean
-#   score equal the claim rate on train: intercept 0). Its curve follows the diagonal up to
-#   scores of about 0.2; the few cells scored higher claim less often than scored, which the
-#   calibration slope below 1 (0.90) says too: a mildly over-confident score.
+#   score equal the claim rate on train: intercept near 0). Its curve follows the diagonal
+#   where most policyholders are; the few cells scored highest claim less often than
+#   scored, which the calibration slope below 1 (0.86) says too: a mildly over-confident
+#   score.
 # * Spiegelhalter's z does not see the balanced score's error: it weighs each residual by
 #   1 - 2s, which is close to 0 for scores near 0.5, where the balanced scores sit, and changes
-#   sign there, so the large residuals cancel. The LCS, ECE and ICI see it.
+#   sign there, so the large residuals cancel. The LCS and ECE see it.
 #
 # ## Fix: recalibrate on the calibration policyholders
 #
 # `recalibrate` fits Platt scaling, isotonic regression, beta calibration and local regression
-# on the calibration split and tabulates the metrics on every split. Isotonic regression maps
-# the 64 distinct scores to a few steps, whose ties merge the 10 quantile bins of the table's
-# ECE and QMSE; locacal warns each time (`CalibrationWarning`), expected for a step function,
-# so those two messages are silenced for these calls.
+# on the calibration split and tabulates the metrics on every split; `count_column` names the
+# counts of the grouped splits. Isotonic regression maps the 64 distinct scores to a few
+# steps, whose ties merge the 10 quantile bins of the table's ECE and QMSE; locacal warns each
+# time (`CalibrationWarning`), expected for a step function, so those two messages are
+# silenced for these calls.
 
 # %%
 def recalibrate(score: str) -> locacal.RecalibrationResult:
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="tied scores leave|.* hold fewer than",
                                 category=locacal.CalibrationWarning)
-        return locacal.recalibrate(train, calibration, test, score_column=score,
-                                   label_column="claim")
+        return locacal.recalibrate(g_train, g_calibration, g_test, score_column=score,
+                                   label_column="claim", count_column="count")
 
 
 fixed = recalibrate("balanced")
@@ -186,10 +207,10 @@ fixed.summary("test")[["brier", "ece", "qmse", "lcs", "auc"]]
 axes = fixed.plot(split="test")
 
 # %% [markdown]
-# All four maps bring the balanced score back to the claim rate: the Brier score falls from
-# 0.245 to that of the GLM, and the LCS by a factor of 40 (isotonic) to over 1000 (local).
-# The parametric maps (Platt, beta) keep the ranking, hence the AUC; isotonic regression and
-# the local fit merge or swap a few cells and lose a little AUC.
+# All four maps bring the balanced score back to the claim rate: the Brier score falls to
+# that of the GLM, and the LCS by one to three orders of magnitude. The parametric maps
+# (Platt, beta) keep the ranking, hence the AUC; isotonic regression and the local fit merge
+# or swap a few cells and lose a little AUC.
 #
 # Recalibrating the GLM, which is nearly calibrated already:
 
@@ -203,59 +224,87 @@ recalibrate("glm").summary("test")[["brier", "ece", "lcs", "auc"]]
 # neighbours), so it favours that map: judge a recalibration by more than one metric.
 
 # %% [markdown]
-# ## Exposure weights give the same maps as one row per policyholder
+# ## Frequency weights give the numbers of one row per policyholder
 #
-# Every calibrator takes `sample_weight`; fitted on the 120-odd grouped calibration rows
-# with the exposure as weight, Platt, beta and isotonic give the maps fitted on the 4,672
-# policyholders, to rounding. A local regression with a fixed bandwidth `h` does too; with a
-# nearest-neighbour fraction `nn` it does not, because `nn` counts rows, as R's locfit does
-# (15 % of the grouped rows is a wider window than 15 % of the policyholders).
+# To check the claim above, and only for that, the test split is expanded here to one row per
+# policyholder (4,672 rows). Every calibrator fitted on the 128 grouped calibration rows with
+# `frequency_weights=` gives the map fitted on the expanded rows, the local regression with a
+# nearest-neighbour span `nn` included (its window counts policyholders); so do the metrics,
+# the intervals and the tests.
 
 # %%
+def expand(frame: pd.DataFrame) -> pd.DataFrame:
+    return frame.loc[frame.index.repeat(frame["count"])].reset_index(drop=True)
+
+
+calibration, test = expand(g_calibration), expand(g_test)
 makers = {
     "platt": locacal.PlattCalibrator,
     "beta": locacal.BetaCalibrator,
     "isotonic": locacal.IsotonicCalibrator,
+    "binning": locacal.BinningCalibrator,
     "local, h = 0.05": lambda: locacal.LocalRegressionCalibrator(nn=None, h=0.05),
     "local, nn = 0.15": lambda: locacal.LocalRegressionCalibrator(nn=0.15),
 }
 rows = {}
-for name, make in makers.items():
-    weighted = make().fit(g_calibration["balanced"], g_calibration["claim"],
-                          sample_weight=g_calibration["weight"])
-    expanded = make().fit(calibration["balanced"], calibration["claim"])
-    rows[name] = np.abs(weighted.predict(test["balanced"])
-                        - expanded.predict(test["balanced"])).max()
-pd.Series(rows, name="max |weighted - expanded| on test").to_frame()
+with warnings.catch_warnings():
+    warnings.filterwarnings("ignore", message="tied scores leave|.* hold fewer than",
+                            category=locacal.CalibrationWarning)
+    for name, make in makers.items():
+        grouped_fit = make().fit(g_calibration["balanced"], g_calibration["claim"],
+                                 frequency_weights=g_calibration["count"])
+        expanded_fit = make().fit(calibration["balanced"], calibration["claim"])
+        rows[name] = np.abs(grouped_fit.predict(test["balanced"])
+                            - expanded_fit.predict(test["balanced"])).max()
+pd.Series(rows, name="max |grouped - expanded| on test").to_frame()
 
 # %% [markdown]
-# Point estimates of the metrics agree in the same way (a weight is a share of the total:
-# only w / sum(w) matters). Intervals do not: locacal reads weights as *relative* weights
-# (survey or importance weights) and sizes its intervals by Kish's effective sample size
-# (sum w)^2 / sum w^2, here that of ~120 unequal rows, not the 4,672 policyholders behind
-# them. For exposure counts, expand the rows, as above, before asking for intervals:
+# Intervals too: the calibration intercept and slope with their confidence intervals,
+# Hosmer-Lemeshow, Spiegelhalter, and the CalibMSE's interval, on the grouped test rows with
+# counts and on the expanded rows (largest absolute difference over each table):
+
+# %%
+s, d, n = g_test["glm"], g_test["claim"], g_test["count"]
+checks = {
+    "intercept / slope": (locacal.calibration_intercept_slope(s, d, frequency_weights=n),
+                          locacal.calibration_intercept_slope(test["glm"], test["claim"])),
+    "Hosmer-Lemeshow": (locacal.hosmer_lemeshow(s, d, frequency_weights=n).to_frame(),
+                        locacal.hosmer_lemeshow(test["glm"], test["claim"]).to_frame()),
+    "Spiegelhalter": (locacal.spiegelhalter_z(s, d, frequency_weights=n).to_frame(),
+                      locacal.spiegelhalter_z(test["glm"], test["claim"]).to_frame()),
+    "calib_mse_interval": (locacal.calib_mse_interval(s, d, frequency_weights=n).to_frame(),
+                           locacal.calib_mse_interval(test["glm"], test["claim"]).to_frame()),
+}
+pd.Series({name: float(np.nanmax(np.abs(a.select_dtypes("number").to_numpy()
+                                         - b.select_dtypes("number").to_numpy())))
+           for name, (a, b) in checks.items()}, name="max |grouped - expanded|").to_frame()
+
+# %% [markdown]
+# The same counts given as `weights=` would be read as *relative* weights (survey or
+# importance weights: only w / sum(w) matters). The point estimates agree, but the intervals
+# are then sized by Kish's effective sample size (sum w)^2 / sum w^2, that of ~128 unequal
+# rows, not the 4,672 policyholders behind them:
 
 # %%
 pd.concat({
-    "grouped rows, weights": locacal.calibration_intercept_slope(
-        g_test["balanced"], g_test["claim"], weights=g_test["weight"]),
-    "one row per policyholder": locacal.calibration_intercept_slope(
-        test["balanced"], test["claim"]),
+    "frequency_weights": locacal.calibration_intercept_slope(s, d, frequency_weights=n),
+    "weights (relative)": locacal.calibration_intercept_slope(s, d, weights=n),
 }).loc[(slice(None), ["intercept", "slope"]), :]
 
 # %% [markdown]
 # The fitted score and its recalibration close into one scikit-learn `Pipeline` whose last
-# step receives the exposure weights:
+# step receives the counts as `frequency_weights`:
 
 # %%
 scorer = FunctionTransformer(lambda X: balanced.predict_proba(X)[:, 1:])  # P(claim), 1 column
 pipeline = make_pipeline(scorer, locacal.BetaCalibrator())
 pipeline.fit(g_calibration[FACTORS], g_calibration["claim"],
-             betacalibrator__sample_weight=g_calibration["weight"])
-repaired = pipeline.predict(test[FACTORS])
-print(f"test LCS: balanced {locacal.lcs(test['balanced'], test['claim']):.5f}, "
-      f"balanced + beta {locacal.lcs(repaired, test['claim']):.5f}, "
-      f"GLM {locacal.lcs(test['glm'], test['claim']):.5f}")
+             betacalibrator__frequency_weights=g_calibration["count"])
+repaired = pipeline.predict(g_test[FACTORS])
+lcs = {name: locacal.lcs(score, d, frequency_weights=n)
+       for name, score in [("balanced", g_test["balanced"]), ("balanced + beta", repaired),
+                           ("GLM", s)]}
+print("test LCS: " + ", ".join(f"{name} {value:.5f}" for name, value in lcs.items()))
 
 # %% [markdown]
 # ## Which map? What the slides' simulations say

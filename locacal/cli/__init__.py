@@ -52,6 +52,7 @@ import pandas as pd
 
 from locacal.cli.input import (
     InputError,
+    counts_column,
     groups_column,
     labels_column,
     read_table,
@@ -107,6 +108,9 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("--by", metavar="COL",
                         help="column of groups: report, curves and calibration test of each "
                              "group, adjusted for the number of groups")
+    report.add_argument("--count", metavar="COL",
+                        help="column of frequency weights: counts of identical observations "
+                             "(grouped data); every number is that of the expanded rows")
     report.add_argument("--pos-label", metavar="V", help="the positive class of the labels")
     report.add_argument("--method", default="local", choices=_methods(),
                         help="calibration curve estimator")
@@ -192,9 +196,11 @@ def _metrics_table(models: dict[str, np.ndarray], y: np.ndarray, w: np.ndarray |
     keys = ["model"] if by is None else [by.name, "model"]
     if args.n_boot > 0:
         long = calibration_report(models, y, weights=w, clinical=args.clinical, ci=True,
-                                  n_boot=args.n_boot, level=args.level, seed=args.seed, by=by)
+                                  n_boot=args.n_boot, level=args.level, seed=args.seed, by=by,
+                                  frequency_weights=_counts(args))
     else:
-        wide = calibration_report(models, y, weights=w, clinical=args.clinical, by=by)
+        wide = calibration_report(models, y, weights=w, clinical=args.clinical, by=by,
+                                  frequency_weights=_counts(args))
         long = wide.melt(id_vars=keys, var_name="metric", value_name="value")
         long = long.sort_values(keys, kind="stable")
         long[["lower", "upper", "null_mean"]] = np.nan
@@ -213,12 +219,18 @@ def _curves(models: dict[str, np.ndarray], y: np.ndarray, w: np.ndarray | None,
     for name, s in models.items():
         progress.doing(f"curve of {name}")
         curves[name] = calibration_curve(s, y, method=args.method, weights=w,
-                                         level=args.level, seed=args.seed)
+                                         level=args.level, seed=args.seed,
+                                         frequency_weights=_counts(args))
     return curves
 
 
+def _counts(args: argparse.Namespace) -> np.ndarray | None:
+    """The --count column's values (read by :func:`_report`), None without --count."""
+    return getattr(args, "counts", None)
+
+
 def _figure_png(curves: dict[str, Any], models: dict[str, np.ndarray], y: np.ndarray,
-                method: str) -> bytes:
+                method: str, counts: np.ndarray | None = None) -> bytes:
     """The reliability diagram: all curves on one panel, one score histogram per model."""
     import matplotlib
 
@@ -237,7 +249,7 @@ def _figure_png(curves: dict[str, Any], models: dict[str, np.ndarray], y: np.nda
     top.set_ylabel("observed event rate")
     top.set_xlabel("")
     for ax, (name, s) in zip(axes[1:, 0], models.items(), strict=True):
-        plot_score_histogram(s, y, ax=ax)
+        plot_score_histogram(s, y, ax=ax, frequency_weights=counts)
         ax.set_title(name, fontsize="small")
         ax.set_xlabel("")
     axes[-1, 0].set_xlabel("score")
@@ -261,10 +273,12 @@ def _by_group(models: dict[str, np.ndarray], y: np.ndarray, w: np.ndarray | None
     from locacal.metrics.calibration_testing import calibration_test
 
     table = _metrics_table(models, y, w, args, by=by)
-    tests = {name: calibration_test(s, y, weights=w, by=by, seed=args.seed).to_frame()
+    tests = {name: calibration_test(s, y, weights=w, by=by, seed=args.seed,
+                                    frequency_weights=_counts(args)).to_frame()
              for name, s in models.items()}
     display = ReliabilityDisplay.from_predictions(models, y, method=args.method, weights=w,
-                                                  by=by, plot=False, level=args.level)
+                                                  frequency_weights=_counts(args), by=by,
+                                                  plot=False, level=args.level)
     panels = display.plot(band=len(models) == 1)
     buffer = io.BytesIO()
     panels[0].figure.savefig(buffer, format="png", dpi=90)
@@ -281,8 +295,9 @@ def _settings(args: argparse.Namespace, n_rows: int) -> dict[str, str]:
         "data": str(args.data), "rows": str(n_rows), "score columns": ", ".join(args.score),
         "label column": args.label,
         "positive class": args.pos_label if args.pos_label is not None else "1",
-        "weight column": args.weight or "(none)", "group column": args.by or "(none)",
-        "curve method": args.method,
+        "weight column": args.weight or "(none)",
+        **({"count column": args.count} if args.count else {}),
+        "group column": args.by or "(none)", "curve method": args.method,
         "bootstrap resamples": str(args.n_boot), "level": f"{args.level:g}",
         "seed": "(none)" if args.seed is None else str(args.seed),
     }
@@ -329,7 +344,7 @@ def _analyse(models: dict[str, Any], y: Any, w: Any, args: argparse.Namespace,
         metrics = _metrics_table(models, y, w, args)
         curves = _curves(models, y, w, args, progress)
         progress.doing("figure")
-        png = _figure_png(curves, *histogram_data(metrics), args.method)
+        png = _figure_png(curves, *histogram_data(metrics), args.method, _counts(args))
     return metrics, curves, png, _unique_messages(caught)
 
 
@@ -379,6 +394,9 @@ def _report(args: argparse.Namespace) -> None:
         progress.doing("reading the data")
         by = None
         if use_dask(args):
+            if args.count is not None:
+                raise InputError("--count is not available with Dask input (--dask or a "
+                                 "Parquet file over 2 GiB): give the rows themselves")
             metrics, curves, png, messages, n_rows = _report_dask(args, progress)
         else:
             table = read_table(args.data)
@@ -387,6 +405,7 @@ def _report(args: argparse.Namespace) -> None:
             y = labels_column(table, args.label, args.pos_label)
             w = None if args.weight is None else weights_column(table, args.weight)
             by = None if args.by is None else groups_column(table, args.by)
+            args.counts = None if args.count is None else counts_column(table, args.count)
             metrics, curves, png, messages = _analyse(models, y, w, args, progress,
                                                       lambda _: (models, y))
             if by is not None:

@@ -15,7 +15,8 @@ import pandas as pd
 
 from locacal._validation import plain
 
-__all__ = ["InputError", "labels_column", "read_table", "scores_column", "weights_column"]
+__all__ = ["InputError", "counts_column", "labels_column", "read_table", "scores_column",
+           "weights_column"]
 
 #: File suffixes read as Parquet; anything else is read as CSV.
 PARQUET_SUFFIXES = (".parquet", ".pq")
@@ -117,6 +118,21 @@ def weights_column(table: pd.DataFrame, name: str) -> np.ndarray:
     if not (w > 0).any():
         raise InputError(f"weight column {name!r}: every weight is zero")
     return w
+
+
+def counts_column(table: pd.DataFrame, name: str) -> np.ndarray:
+    """A count column (frequency weights: a row stands for that many identical observations)
+    as finite non-negative whole numbers, not all zero."""
+    f = _numeric(_column(table, name, "count"), name, "count")
+    bad = ~(np.isfinite(f) & (f >= 0.0) & (f == np.floor(f)))
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise InputError(f"count column {name!r}, {_row(i)}: the value {plain(f[i])!r} is not a "
+                         "non-negative whole number (a count of identical observations; use "
+                         "--weight for relative weights)")
+    if not (f > 0).any():
+        raise InputError(f"count column {name!r}: every count is zero")
+    return f
 
 
 def _matches(column: pd.Series, pos_label: str, name: str) -> np.ndarray:

@@ -41,7 +41,6 @@ from locacal._validation import (
     check_level,
     check_scores,
     check_seed,
-    check_weights,
     has_dask,
     plain,
     positive_weight_rows,
@@ -51,6 +50,7 @@ from locacal._validation import (
 from locacal.curves.bands import BANDS, DEFAULT_N_BOOT, check_band, check_interval, check_n_boot
 from locacal.curves.curve import CalibrationCurve, slides_grid
 from locacal.data.cells import ScoreStatistics
+from locacal.data.frequency import bootstrap_counts, weighting
 
 __all__ = ["BANDS", "BaseCalibrator", "resampled_band"]
 
@@ -100,9 +100,13 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
     method: ClassVar[str] = ""
     #: Whether a fit on one class is an error (logistic fits diverge) rather than a warning.
     _needs_both_classes: ClassVar[bool] = False
+    #: Whether ``fit`` takes ``frequency_weights`` (its map, bands and bootstrap then equal
+    #: the expanded rows'); the others refuse them rather than count rows.
+    _takes_frequency_weights: ClassVar[bool] = False
 
     @public_api
-    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> BaseCalibrator:
+    def fit(self, X: Any, y: Any, sample_weight: Any = None,
+            frequency_weights: Any = None) -> BaseCalibrator:
         """Fit the map g on scores ``X`` and 0/1 labels ``y``.
 
         pandas inputs must share one index, as for every function of locacal: rows are
@@ -118,31 +122,46 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
             Non-negative relative case weights (exposure, survey weights). Rows of weight
             zero are dropped before the fit: they are not in the sample (so they do not count
             among the nearest neighbours of ``nn`` either).
+        frequency_weights : array-like of shape (n,), optional
+            Non-negative whole counts: a row stands for that many identical observations
+            (grouped data). The fitted map, its bands and its bootstrap equal those of the
+            expanded rows (:mod:`locacal.data.frequency`), which are never built.
 
         Returns
         -------
         self
         """
-        if has_dask(X, y, sample_weight):
+        if has_dask(X, y, sample_weight, frequency_weights):
             raise TypeError("fit takes in-memory data (it keeps the sample); for Dask input "
                             "use calibration_curve(..., method='binning' or 'local'), whose "
                             ".estimator is fitted from cell statistics, or fit on a sample")
         self._check_flags()
         s = _as_scores(X, SCORES)
-        check_aligned({SCORES: X, LABELS: y, "sample_weight": sample_weight})
+        check_aligned({SCORES: X, LABELS: y, "sample_weight": sample_weight,
+                       "frequency_weights": frequency_weights})
         d = check_labels(y, s.size, LABELS)
-        w = check_weights(sample_weight, s.size, "sample_weight")
-        s, d, w = positive_weight_rows(s, d, w)
+        weights = weighting(sample_weight, frequency_weights, s.size,
+                            names=("sample_weight", "frequency_weights"))
+        w, counts = weights.point, weights.counts
+        if counts is not None and not self._takes_frequency_weights:
+            raise ValueError(f"frequency_weights are not available for {type(self).__name__} "
+                             "yet (its bandwidth counts rows); use LocalRegressionCalibrator, "
+                             "LowessCalibrator, BinningCalibrator, PlattCalibrator, "
+                             "BetaCalibrator or IsotonicCalibrator, or expand the rows")
+        s, d, w, counts = positive_weight_rows(s, d, w, counts)
         present = d
-        if present.size < 2:
+        if (s.size if counts is None else counts.sum()) < 2:
             raise ValueError("a calibration map needs at least 2 observations with positive "
-                             f"weight, got n_samples = {present.size}")
+                             f"weight, got n_samples = {present.size}"
+                             + ("" if counts is None else f" ({int(counts.sum())} "
+                                "observations)"))
         if present.min() == present.max():
             message = (f"{LABELS} hold a single class ({int(present[0])}): the map can only "
                        "be the constant event rate")
             if self._needs_both_classes:
                 raise ValueError(f"{message}; {type(self).__name__} needs both classes")
             warn(message)
+        self.frequency_weights_ = counts
         self._fit(s, d, w)
         self.n_features_in_ = 1
         self.weight_sum_ = float(s.size if w is None else w.sum())
@@ -169,6 +188,7 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
         calibrator.weight_sum_ = stats.total_weight
         calibrator.score_range_ = (stats.min_score, stats.max_score)
         calibrator.fit_sample_ = None
+        calibrator.frequency_weights_ = None
         return calibrator
 
     @public_api
@@ -354,6 +374,9 @@ def _refitted_draws(calibrator: BaseCalibrator, grid: np.ndarray, kind: str, n_b
                     rng: np.random.Generator) -> np.ndarray:
     """The maps of ``n_boot`` clones refitted on resampled rows, at ``grid``: (n_boot, m)."""
     s, y, w = calibrator.fit_sample_
+    counts = getattr(calibrator, "frequency_weights_", None)
+    if counts is not None:
+        return _refitted_draws_counts(calibrator, grid, kind, n_boot, rng)
     n = s.size
     draws = np.full((n_boot, grid.size), np.nan)
     failed = 0
@@ -369,6 +392,39 @@ def _refitted_draws(calibrator: BaseCalibrator, grid: np.ndarray, kind: str, n_b
             try:
                 draws[b] = clone(calibrator).fit(s_b, y_b, sample_weight=w_b).predict(grid)
             except ValueError:  # e.g. a logistic fit on a one-class resample
+                failed += 1
+    if failed:
+        warn(f"{failed} of {n_boot} {kind} refits failed (e.g. a resample holding one class) "
+             "and were left out of the band")
+    return draws
+
+
+def _refitted_draws_counts(calibrator: BaseCalibrator, grid: np.ndarray, kind: str,
+                           n_boot: int, rng: np.random.Generator) -> np.ndarray:
+    """:func:`_refitted_draws` with frequency weights: each resample draws the observations
+    (multinomial counts per row, :func:`~locacal.data.frequency.bootstrap_counts`); for the
+    consistency band the copies of a row drawn m times hold Binomial(m, s) events, split into
+    an event row and a non-event row with those counts."""
+    s, y, w = calibrator.fit_sample_
+    counts = calibrator.frequency_weights_
+    relative = w / counts
+    draws = np.full((n_boot, grid.size), np.nan)
+    failed = 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CalibrationWarning)
+        for b in range(n_boot):
+            drawn = bootstrap_counts(rng, counts, s.size, 1)[0].astype(np.float64)
+            if kind == "consistency":
+                events = rng.binomial(drawn.astype(np.int64), s).astype(np.float64)
+                s_b, w_b = np.concatenate([s, s]), np.concatenate([relative, relative])
+                y_b = np.concatenate([np.ones_like(s), np.zeros_like(s)])
+                f_b = np.concatenate([events, drawn - events])
+            else:
+                s_b, y_b, w_b, f_b = s, y, relative, drawn
+            try:
+                draws[b] = clone(calibrator).fit(s_b, y_b, sample_weight=w_b,
+                                                 frequency_weights=f_b).predict(grid)
+            except ValueError:
                 failed += 1
     if failed:
         warn(f"{failed} of {n_boot} {kind} refits failed (e.g. a resample holding one class) "

@@ -113,6 +113,8 @@ class BetaCalibrator(BaseCalibrator):
     def __init__(self, parameters: str = "abm") -> None:
         self.parameters = parameters
 
+    _takes_frequency_weights = True
+
     def _fit(self, s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> None:
         w = np.ones_like(s) if w is None else w
         check_choice(self.parameters, PARAMETERS, "parameters")

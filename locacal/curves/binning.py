@@ -71,6 +71,8 @@ class BinningCalibrator(BaseCalibrator):
         self.bins = bins
         self.bin_size = bin_size
 
+    _takes_frequency_weights = True
+
     def _fit(self, s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> None:
         check_choice(self.strategy, STRATEGIES, "strategy")
         if self.strategy == "adaptive" and self.bins is not None:
@@ -81,11 +83,13 @@ class BinningCalibrator(BaseCalibrator):
                              f"bins are set by bins (got bin_size={plain(self.bin_size)!r})")
         bins = DEFAULT_BINS if self.bins is None else self.bins
         self.bin_size_ = None
+        counts = self.frequency_weights_
+        n = s.size if counts is None else int(counts.sum())
         if self.strategy == "adaptive":
-            self.bin_size_ = check_int(default_bin_size(s.size) if self.bin_size is None
+            self.bin_size_ = check_int(default_bin_size(n) if self.bin_size is None
                                        else self.bin_size, "bin_size", minimum=1)
         self.stats_ = bin_statistics(s, y, w, strategy=self.strategy, bins=bins,
-                                     bin_size=self.bin_size_)
+                                     bin_size=self.bin_size_, counts=counts)
 
     def _fit_statistics(self, stats: ScoreStatistics) -> None:
         check_choice(self.strategy, ("quantile", "uniform"), "strategy")

@@ -6,7 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from locacal._validation import (
+    check_aligned,
     check_choice,
+    check_frequency_weights,
     check_scores_labels,
     check_seed,
     has_dask,
@@ -64,6 +66,7 @@ def calibration_curve(
     *,
     method: str = "local",
     weights: Any = None,
+    frequency_weights: Any = None,
     grid: Any = None,
     band: str | None = "pointwise",
     level: float = 0.95,
@@ -94,6 +97,10 @@ def calibration_curve(
         (:data:`locacal.curves.local.SLIDES_LOCAL`).
     weights : array-like of shape (n,), optional
         Non-negative relative case weights (exposure, survey weights).
+    frequency_weights : array-like of shape (n,), optional
+        Counts (a row stands for that many identical observations): the curve and its band
+        equal those of the expanded rows, never built (every method but "locfit";
+        :mod:`locacal.data.frequency`).
     grid : array-like, optional
         Points in [0, 1] where the curve is tabulated. By default the 2024 slides' grid: 100
         equally spaced points restricted to the observed score range (bin centres for
@@ -141,33 +148,41 @@ def calibration_curve(
     """
     seed = check_seed(seed)
     if by is not None:
-        return _curves_by_group(scores, labels, weights, by, dict(
+        return _curves_by_group(scores, labels, weights, frequency_weights, by, dict(
             method=method, grid=grid, band=band, level=level, interval=interval,
             n_boot=n_boot, seed=seed, **params))
-    if has_dask(scores, labels, weights):
+    if has_dask(scores, labels, weights, frequency_weights):
+        if frequency_weights is not None:
+            raise TypeError("frequency_weights take in-memory counts; with Dask input give "
+                            "the rows themselves")
         check_choice(method, tuple(METHODS), "method")
         return _dask_curve(scores, labels, weights, method, grid, band, level, interval,
                            params)
     estimator = make_calibrator(method, **params)
     s, y, w = check_scores_labels(scores, labels, weights)
-    return estimator.fit(s, y, sample_weight=w).curve(grid, band=band, level=level,
-                                                      interval=interval, n_boot=n_boot,
-                                                      seed=seed)
+    check_aligned({"scores": scores, "labels": labels, "frequency_weights": frequency_weights})
+    fitted = estimator.fit(s, y, sample_weight=w, frequency_weights=frequency_weights)
+    return fitted.curve(grid, band=band, level=level, interval=interval, n_boot=n_boot,
+                        seed=seed)
 
 
-def _curves_by_group(scores: Any, labels: Any, weights: Any, by: Any,
+def _curves_by_group(scores: Any, labels: Any, weights: Any, frequency_weights: Any, by: Any,
                      options: dict[str, Any]) -> CurvesByGroup:
     """``calibration_curve`` on each group's rows (validated as a whole first, so that an error
     names the row in the full sample)."""
-    if has_dask(scores, labels, weights, by):
+    if has_dask(scores, labels, weights, frequency_weights, by):
         raise ValueError("by= is not available with Dask input; compute the groups' curves "
                          "from their own Dask collections")
     s, y, w = check_scores_labels(scores, labels, weights, warn_one_class=False)
+    f = check_frequency_weights(frequency_weights, s.size)
     groups = split_by(by, s.size)
     curves = {group: calibration_curve(s[rows], y[rows],
-                                       weights=None if w is None else w[rows], **options)
+                                       weights=None if w is None else w[rows],
+                                       frequency_weights=None if f is None else f[rows],
+                                       **options)
               for group, rows in groups}
-    return CurvesByGroup(curves, {g: r.size for g, r in groups}, groups.name)
+    sizes = {g: int(r.size if f is None else f[r].sum()) for g, r in groups}
+    return CurvesByGroup(curves, sizes, groups.name)
 
 
 #: The options of the methods a Dask input can take (curves from cell statistics).

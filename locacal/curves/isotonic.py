@@ -96,6 +96,8 @@ class IsotonicCalibrator(BaseCalibrator):
     def __init__(self, interpolation: str = "step") -> None:
         self.interpolation = interpolation
 
+    _takes_frequency_weights = True
+
     def _fit(self, s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> None:
         check_choice(self.interpolation, INTERPOLATIONS, "interpolation")
         sample = sort_sample(s, y, w)

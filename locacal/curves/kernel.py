@@ -84,6 +84,8 @@ class KernelCalibrator(BaseCalibrator):
         self.bw = bw
         self.clip = clip
 
+    _takes_frequency_weights = True
+
     def _fit(self, s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> None:
         check_choice(self.reg_type, REG_TYPES, "reg_type")
         if isinstance(self.bw, str):
@@ -91,8 +93,8 @@ class KernelCalibrator(BaseCalibrator):
             if w is not None and self.bw != "nrd0":
                 raise ValueError(f"bw: {self.bw!r} bandwidth selection is statsmodels' and "
                                  "takes no weights; give a number or 'nrd0'")
-            self.bandwidth_ = bw_nrd0(s, w) if self.bw == "nrd0" else _select(s, y, self.bw,
-                                                                             self.reg_type)
+            self.bandwidth_ = (bw_nrd0(s, w, counts=self.frequency_weights_)
+                               if self.bw == "nrd0" else _select(s, y, self.bw, self.reg_type))
         else:
             self.bandwidth_ = check_bandwidth(self.bw, "bw")
         self.scores_, self.labels_, self.weights_ = s, y, w
@@ -101,7 +103,9 @@ class KernelCalibrator(BaseCalibrator):
         raw = fit(self._rows(), s, GaussianKernel(self.bandwidth_, self.reg_type)).value
         return np.clip(raw, 0.0, 1.0) if self.clip else raw
 
-    def _rows(self) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    def _rows(self) -> tuple[np.ndarray, ...]:
+        if self.frequency_weights_ is not None:
+            return self.scores_, self.labels_, self.weights_, self.frequency_weights_
         return self.scores_, self.labels_, self.weights_
 
     def _has_pointwise_band(self) -> bool:

@@ -246,6 +246,8 @@ class LocalRegressionCalibrator(BaseCalibrator):
     def method(self) -> str:  # type: ignore[override]
         return "locfit" if self.backend == "locfit" else "local"
 
+    _takes_frequency_weights = True
+
     def _fit(self, s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> None:
         self.cells_ = None
         nn, h, self.smoothing_table_ = self.nn, self.h, None
@@ -255,8 +257,13 @@ class LocalRegressionCalibrator(BaseCalibrator):
                              "by the native backend; got evaluation="
                              f"{plain(self.evaluation)!r} (locfit's tree for it: "
                              "backend='locfit')")
+        counts = getattr(self, "frequency_weights_", None)
         if isinstance(nn, str) or isinstance(h, str):  # a criterion: locacal.curves.selection
             from locacal.curves.selection import select_bandwidth
+
+            if counts is not None:
+                raise ValueError("a span chosen by a criterion (nn or h a string) is not "
+                                 "available with frequency_weights; give nn or h as a number")
 
             nn, h, self.smoothing_table_ = select_bandwidth(s, y, w, self.degree, nn, h,
                                                             self.kernel, family=family)
@@ -265,9 +272,14 @@ class LocalRegressionCalibrator(BaseCalibrator):
         check_choice(self.evaluation, EVALUATIONS, "evaluation")
         check_choice(self.backend, BACKENDS, "backend")
         check_maxk(self.maxk)
-        self.sample_ = sort_sample(s, y, w)
+        if counts is not None and (self.backend != "native" or self.evaluation != "exact"):
+            raise ValueError("with frequency_weights the local fit is the native exact one "
+                             "(backend='native', evaluation='exact'); got "
+                             f"backend={plain(self.backend)!r}, "
+                             f"evaluation={plain(self.evaluation)!r}")
+        self.sample_ = sort_sample(s, y, w, counts)
         if self.backend == "native":  # R's locfit_fit checks the neighbourhood likewise
-            warn_if_widened(self.sample_.n, self.params_.nn, self.params_.h)
+            warn_if_widened(self.sample_.observations, self.params_.nn, self.params_.h)
         self.structures_: dict = {}
         # builds the tree or R's fit once; R reports bad data here, at fit time
         _warn_unsplittable(self._fits(self.sample_.scores[:1]).unsplittable)
@@ -329,7 +341,8 @@ class LocalRegressionCalibrator(BaseCalibrator):
         """All resamples at once (:mod:`locacal.localfit._resample`) for the native exact fit
         with a fixed span; a span chosen by a criterion is re-chosen per resample (refits)."""
         if (self.backend != "native" or self.evaluation != "exact"
-                or self.smoothing_table_ is not None or self.params_.family != "gaussian"):
+                or self.smoothing_table_ is not None or self.params_.family != "gaussian"
+                or self.sample_.counts is not None):
             return None
         raw = np.concatenate([fit(self.sample_, grid, self.params_, copies=copies,
                                   events=events).value
@@ -381,8 +394,10 @@ class LocalRegressionCalibrator(BaseCalibrator):
 def local_estimate(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray | None,
                    points: np.ndarray, *, degree: int = 0, nn: float | None = 0.15,
                    h: float | None = None, kernel: str = "rect",
-                   evaluation: str = "exact") -> np.ndarray:
-    """Raw (unclipped) local-regression estimate of E[D | s = t] at ``points``.
+                   evaluation: str = "exact",
+                   counts: np.ndarray | None = None) -> np.ndarray:
+    """Raw (unclipped) local-regression estimate of E[D | s = t] at ``points``
+    (``counts``: frequency weights, with ``weights`` the combined ``w f``).
 
     Parameters
     ----------
@@ -404,7 +419,7 @@ def local_estimate(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray |
     """
     params = local_params(degree, nn, h, kernel)
     evaluation = check_choice(evaluation, EVALUATIONS, "evaluation")
-    return fit(sort_sample(scores, labels, weights), points, params,
+    return fit(sort_sample(scores, labels, weights, counts), points, params,
                structure="tree" if evaluation == "locfit" else "exact").value
 
 

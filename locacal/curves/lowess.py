@@ -70,18 +70,24 @@ class LowessCalibrator(BaseCalibrator):
         self.delta = delta
         self.clip = clip
 
+    _takes_frequency_weights = True
+
     def _fit(self, s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> None:
         frac = check_fraction(self.frac, "frac")
         it = check_int(self.it, "it", minimum=0, maximum=MAX_ITERATIONS,
                        why="each iteration refits the whole curve; Cleveland (1979) uses 2")
         delta = 0.0 if self.delta == 0 else check_positive(self.delta, "delta")
         self.statsmodels_ = it > 0 or delta > 0
+        counts = self.frequency_weights_
+        if self.statsmodels_ and counts is not None:
+            raise ValueError("it: robustness iterations (and delta > 0) are statsmodels' "
+                             "lowess, which takes no frequency_weights; use it=0, delta=0")
         if self.statsmodels_ and w is not None:
             raise ValueError("it: robustness iterations (and delta > 0) are statsmodels' "
                              "lowess, which takes no weights; use it=0, delta=0 with weights")
-        self.sample_ = sort_sample(s, y, w)
+        self.sample_ = sort_sample(s, y, w, counts)
         if not self.statsmodels_:  # the native engine's neighbourhood, raised to 1 if empty
-            warn_if_widened(self.sample_.n, frac, None, "frac")
+            warn_if_widened(self.sample_.observations, frac, None, "frac")
         self.params_ = LocalParams(degree=1, nn=frac, h=None, kernel="tricube")
         self.structures_: dict = {}  # what localfit.fit prepares for many new scores
         self.knots_ = _fit_at_scores(self.sample_.scores, self.sample_.labels, frac, it,

@@ -78,6 +78,8 @@ class PlattCalibrator(BaseCalibrator):
     def _features(self, s: np.ndarray) -> np.ndarray:
         return logit(s) if self.logit else s
 
+    _takes_frequency_weights = True
+
     def _fit(self, s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> None:
         w = np.ones_like(s) if w is None else w
         intercept, slope = fit_logistic(self._features(s), y, w)

@@ -119,7 +119,8 @@ def default_bin_size(n: int) -> int:
 
 def bin_statistics(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray | None = None,
                    *, strategy: str = "quantile", bins: int = DEFAULT_BINS,
-                   bin_size: int | None = None) -> BinStatistics:
+                   bin_size: int | None = None,
+                   counts: np.ndarray | None = None) -> BinStatistics:
     """Per-bin count, weight and weighted sums of labels and scores (empty bins dropped).
 
     Parameters
@@ -135,8 +136,12 @@ def bin_statistics(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray |
         empty, :func:`locacal._validation.check_bins`).
     bin_size : int, optional
         Points per bin for ``"adaptive"``; default ``round(sqrt(n))`` (thesis §4.3.3).
+    counts : ndarray, optional
+        Frequency weights (``weights`` then the combined ``w f``): the bins of the expanded
+        rows (:func:`_counts_statistics`).
     """
-    return sample_bin_statistics(Sample(*positive_weight_rows(scores, labels, weights)),
+    return sample_bin_statistics(Sample(*positive_weight_rows(scores, labels, weights,
+                                                              counts)),
                                  strategy, bins, bin_size)
 
 
@@ -144,8 +149,8 @@ def _key(sample: Sample, strategy: str, bins: int, bin_size: int | None) -> tupl
     """The validated strategy and its one parameter: the number of bins, or for
     ``"adaptive"`` the rows per bin."""
     check_choice(strategy, STRATEGIES, "strategy")
-    bins = check_bins(bins, sample.n, default=DEFAULT_BINS)
-    size = check_int(default_bin_size(sample.n) if bin_size is None else bin_size,
+    bins = check_bins(bins, sample.observations, default=DEFAULT_BINS)
+    size = check_int(default_bin_size(sample.observations) if bin_size is None else bin_size,
                      "bin_size", minimum=1)
     return (strategy, size) if strategy == "adaptive" else (strategy, bins)
 
@@ -161,20 +166,25 @@ def _cached_bins(sample: Sample, strategy: str, size: int) -> SortedBins:
     key = ("bins", strategy, size)
     if key not in sample.cache:
         sample.cache[key] = sorted_bins(sample.sorted.scores, sample.sorted.weights, strategy,
-                                        size)
+                                        size, sample.sorted.counts)
     return sample.cache[key]
 
 
 def sorted_bins(scores: np.ndarray, weights: np.ndarray | None, strategy: str,
-                size: int) -> SortedBins:
+                size: int, counts: np.ndarray | None = None) -> SortedBins:
     """Non-empty bins of sorted ``scores`` (``weights`` in the same order): ``size`` uniform or
-    quantile bins, or adaptive bins of ``size`` rows; arguments already validated."""
+    quantile bins, or adaptive bins of ``size`` rows; arguments already validated. With
+    ``counts`` (frequency weights) the quantiles are the expanded rows'; adaptive bins, which
+    may split a row's copies, are then :func:`_counts_statistics`' only."""
     n = scores.size
+    if counts is not None and strategy == "adaptive":
+        raise ValueError("adaptive bins of grouped rows (frequency_weights) may split a row's "
+                         "copies: use the bin statistics, not the bins")
     if strategy == "uniform":
         return _edge_bins(scores, np.linspace(0.0, 1.0, size + 1))
     if strategy == "quantile":
-        breaks = quantile_breaks(quantile_type7(scores, weights, np.arange(size + 1) / size),
-                                 size)
+        breaks = quantile_breaks(quantile_type7(scores, weights, np.arange(size + 1) / size,
+                                                counts=counts), size)
         if breaks.size == 1:  # a single distinct score: one bin
             return SortedBins(np.zeros(1, dtype=np.int64), breaks, n)
         return _edge_bins(scores, breaks)
@@ -206,7 +216,9 @@ def sample_bin_statistics(sample: Sample, strategy: str = "quantile",
     key = ("bin_statistics", strategy, size)
     if key in sample.cache:
         return sample.cache[key]
-    if strategy == "uniform" or (strategy == "quantile" and sample.weights is None):
+    if sample.counts is not None:
+        stats = _counts_statistics(sample, strategy, size)
+    elif strategy == "uniform" or (strategy == "quantile" and sample.weights is None):
         stats = _unsorted_statistics(sample, strategy, size)
     else:
         stats = _sorted_statistics(sample, _cached_bins(sample, strategy, size))
@@ -263,6 +275,52 @@ def _unsorted_statistics(sample: Sample, strategy: str, bins: int) -> BinStatist
     filled = count > 0  # empty bins are no bins, as in the sorted sample's runs
     return _kept(count[filled], weight[filled], weight_sq[filled], label_sum[filled],
                  score_sum[filled], upper[filled])
+
+
+def _counts_statistics(sample: Sample, strategy: str, size: int) -> BinStatistics:
+    """The bins of the expanded rows from grouped ones (frequency weights ``f``, combined
+    weights ``w f``), without expanding them.
+
+    Quantile and uniform edges are scores, so all copies of a row fall in one bin: per-bin
+    sums of ``f``, ``w f``, ``f w^2``, ``w f y``, ``w f s`` (the quantiles are those of the
+    expanded rows, :func:`~locacal.data.quantile.quantile_type7` with ``counts``). Adaptive
+    bins are runs of ``size`` sorted observations, so a row's copies may straddle bins: the
+    observations are cut at every row and bin boundary into pieces, each within one row and
+    one bin, and each bin sums its pieces' length times their row's value.
+    """
+    st = sample.sorted
+    s, y, f = st.scores, sample.sorted_y, st.counts
+    per_obs = st.weights / f  # each copy's relative weight
+    values = (np.ones_like(s), per_obs, per_obs * per_obs, per_obs * y, per_obs * s)
+    if strategy == "adaptive":
+        total = float(f.sum())
+        if total < size:
+            warn(f"only {int(total)} observations for bin_size={size}: a single bin")
+        n_bins = max(int(total) // size, 1)
+        edges = np.append(np.arange(n_bins, dtype=np.float64) * size, total)
+        cum = np.concatenate([[0.0], np.cumsum(f)])
+        # pieces: the observation ranges between consecutive row or bin boundaries, each in
+        # one row and one bin, so every sum is a bincount of piece length x row value
+        cuts = np.union1d(cum, edges)
+        start, length = cuts[:-1], np.diff(cuts)
+        row = np.searchsorted(cum, start, side="right") - 1
+        bin_of = np.minimum(np.searchsorted(edges, start, side="right") - 1, n_bins - 1)
+        sums = [np.bincount(bin_of, weights=length * v[row], minlength=n_bins)
+                for v in values]
+        last = np.searchsorted(cum, edges[1:] - 1.0, side="right") - 1
+        return _kept(*sums, s[last])
+    if strategy == "uniform":
+        edges = np.linspace(0.0, 1.0, size + 1)
+    else:
+        edges = quantile_breaks(quantile_type7(s, st.weights, np.arange(size + 1) / size,
+                                               counts=f), size)
+    if edges.size == 1:
+        index, upper = np.zeros(s.size, dtype=np.intp), edges
+    else:
+        index, upper = _bin_index(s, edges[1:-1]), edges[1:]
+    sums = [np.bincount(index, weights=f * v, minlength=upper.size) for v in values]
+    filled = sums[0] > 0
+    return _kept(*(v[filled] for v in sums), upper[filled])
 
 
 def _kept(count: np.ndarray, weight: np.ndarray, weight_sq: np.ndarray, label_sum: np.ndarray,

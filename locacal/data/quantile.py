@@ -31,7 +31,8 @@ def normalised_weights(weights: np.ndarray) -> tuple[np.ndarray, int]:
 
 
 def quantile_type7(x_sorted: np.ndarray, w_sorted: np.ndarray | None,
-                   probs: np.ndarray | float) -> np.ndarray:
+                   probs: np.ndarray | float,
+                   counts: np.ndarray | None = None) -> np.ndarray:
     """Type-7 quantiles (R's default, NumPy's ``"linear"``) of a sorted sample.
 
     Unweighted, the quantile at p interpolates the order statistics around position
@@ -48,11 +49,20 @@ def quantile_type7(x_sorted: np.ndarray, w_sorted: np.ndarray | None,
     ----------
     Hyndman, R. J. & Fan, Y. (1996). Sample quantiles in statistical packages. *The American
     Statistician* 50(4), 361-365 (definition 7).
+
+    ``counts`` (frequency weights, same order; ``w_sorted`` the combined weights ``w f``):
+    the quantiles of the expanded rows, whose n+ is the number of observations with positive
+    weight.
     """
     p = np.asarray(probs, dtype=np.float64)
-    if w_sorted is None:
+    if w_sorted is None and counts is None:
         return np.quantile(x_sorted, p)
-    w_tilde, positive = normalised_weights(w_sorted)
+    if counts is None:
+        w_tilde, positive = normalised_weights(w_sorted)
+    else:
+        w_sorted = counts if w_sorted is None else w_sorted
+        positive = int(counts[w_sorted > 0].sum())
+        w_tilde = w_sorted * (positive / float(w_sorted.sum()))
     cum = np.cumsum(w_tilde)
     pos = (positive - 1.0) * p
     lo = np.floor(pos)

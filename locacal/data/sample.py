@@ -27,23 +27,43 @@ class SortedSample:
     """Scores sorted ascending, with the labels and optional weights in the same order.
 
     Built once by :func:`sort_sample`; every local fit on the same data can reuse it.
-    ``labels`` is boolean; ``weights`` is ``None`` for unit weights.
+    ``labels`` is boolean; ``weights`` is ``None`` for unit weights. ``counts``: frequency
+    weights (each row stands for that many identical observations; ``weights`` then holds
+    the combined weights ``w f``, :mod:`locacal.data.frequency`), None when every row is one
+    observation.
     """
 
     scores: np.ndarray
     labels: np.ndarray
     weights: np.ndarray | None
     _sums: dict = field(default_factory=dict, repr=False)
+    counts: np.ndarray | None = None
 
     @property
     def n(self) -> int:
         return int(self.scores.shape[0])
 
+    @property
+    def observations(self) -> int:
+        """Number of observations: the rows, or the sum of the frequency weights."""
+        return self.n if self.counts is None else int(self.counts.sum())
+
+    @property
+    def cumulative_counts(self) -> np.ndarray | None:
+        """Observations up to and including each sorted row (int64), None without counts:
+        the expanded rows ``cum[i-1] .. cum[i]-1`` are copies of row ``i``."""
+        if self.counts is None:
+            return None
+        if "cumulative" not in self._sums:
+            self._sums["cumulative"] = np.cumsum(self.counts.astype(np.int64))
+        return self._sums["cumulative"]
+
     def range_sum(self, name: str, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
         """Sum of ``name`` over each index range ``[lo, hi)``, vectorised: ``P[hi] - P[lo]``.
 
-        ``name`` is ``"y"`` (labels), ``"w"``, ``"wy"``, ``"w2"`` (squared weights) or
-        ``"zero"`` (zero weights).
+        ``name`` is ``"y"`` (labels), ``"w"``, ``"wy"``, ``"w2"`` (squared weights, summed
+        over the expanded rows with frequency weights: ``f w^2 = (w f)^2 / f``), ``"f"``
+        (frequency weights) or ``"zero"`` (zero weights).
 
         Counts (``"y"``, ``"zero"``) use int64 prefix sums: exact. Weights use prefix sums
         accumulated in ``np.longdouble``, rounded to float64 after the subtraction: with
@@ -62,12 +82,19 @@ class SortedSample:
             return self.labels
         if name == "w":
             return self.weights
+        if name == "f":
+            return self.counts
         if name not in self._sums:
             w = self.weights
-            derived = {"wy": lambda: np.where(self.labels, w, 0.0), "w2": lambda: w * w,
+            derived = {"wy": lambda: np.where(self.labels, w, 0.0), "w2": self._squares,
                        "zero": lambda: w == 0.0}
             self._sums[name] = derived[name]()
         return self._sums[name]
+
+    def _squares(self) -> np.ndarray:
+        """Squared weights per row, over the row's copies with frequency weights."""
+        w = self.weights
+        return w * w if self.counts is None else w * w / self.counts
 
     def _prefix(self, name: str) -> np.ndarray:
         key = ("prefix", name)
@@ -81,7 +108,8 @@ class SortedSample:
 
 
 def sort_sample(scores: np.ndarray, labels: np.ndarray,
-                weights: np.ndarray | None) -> SortedSample:
+                weights: np.ndarray | None,
+                counts: np.ndarray | None = None) -> SortedSample:
     """Sort the sample by score once (validated float64 inputs).
 
     Without weights no ``argsort`` is needed: each score's IEEE bits (non-negative doubles,
@@ -93,18 +121,25 @@ def sort_sample(scores: np.ndarray, labels: np.ndarray,
     With weights the same keys are arg-sorted, and rows tied in score and label are put in
     increasing weight order, so the sorted triples (hence the results, bit for bit) do not
     depend on the order of the rows either. The extra sort touches tied rows only.
+
+    ``counts`` (frequency weights, positive, with ``weights`` the combined ``w f``) follow
+    the rows' order.
     """
     keys = np.left_shift(scores.view(np.uint64), np.uint64(1))
     keys += labels != 0.0
+    if counts is not None and weights is None:
+        weights = counts
     if weights is None:
         keys.sort()
         sorted_labels = _low_bit(keys)
         keys >>= np.uint64(1)
         return SortedSample(keys.view(np.float64), sorted_labels, None)
     order = np.argsort(keys, kind="stable")
-    _order_ties_by_weight(order, keys, weights)
+    # tied copies are ordered by their own (relative) weight, as the expanded rows are
+    _order_ties_by_weight(order, keys, weights if counts is None else weights / counts)
     del keys
-    return SortedSample(scores[order], labels[order] != 0.0, weights[order])
+    return SortedSample(scores[order], labels[order] != 0.0, weights[order],
+                        counts=None if counts is None else counts[order])
 
 
 def _low_bit(keys: np.ndarray) -> np.ndarray:
@@ -130,20 +165,30 @@ def _order_ties_by_weight(order: np.ndarray, keys: np.ndarray, weights: np.ndarr
 
 class Sample:
     """Validated scores, labels (0.0/1.0) and weights (None for unit weights, else all
-    positive: rows of weight zero are dropped before) in the rows' order.
+    positive: rows of weight zero are dropped before) in the rows' order. ``counts``:
+    frequency weights (``weights`` then the combined ``w f``, :mod:`locacal.data.frequency`),
+    None when each row is one observation.
 
     The sorted sample (:attr:`sorted`) is built on first use; ``cache`` keeps other results
     shared by the computations on the sample, by key (e.g. its bins, :mod:`locacal.data.bins`).
     """
 
     def __init__(self, scores: np.ndarray, labels: np.ndarray,
-                 weights: np.ndarray | None) -> None:
+                 weights: np.ndarray | None, counts: np.ndarray | None = None) -> None:
         self.scores, self.labels, self.weights = scores, labels, weights
+        if counts is not None and weights is None:
+            self.weights = counts
+        self.counts = counts
         self.cache: dict[Any, Any] = {}
 
     @property
     def n(self) -> int:
         return int(self.scores.size)
+
+    @property
+    def observations(self) -> int:
+        """Number of observations: the rows, or the sum of the frequency weights."""
+        return self.n if self.counts is None else int(self.counts.sum())
 
     @cached_property
     def unit_weights(self) -> np.ndarray:
@@ -152,7 +197,7 @@ class Sample:
     @cached_property
     def sorted(self) -> SortedSample:
         """The sample sorted by score, ties by label then weight (:func:`sort_sample`)."""
-        return sort_sample(self.scores, self.labels, self.weights)
+        return sort_sample(self.scores, self.labels, self.weights, self.counts)
 
     @cached_property
     def sorted_y(self) -> np.ndarray:

@@ -165,7 +165,8 @@ def fit(data: SortedSample | ScoreStatistics | Rows, points: np.ndarray | Litera
     ----------
     data : SortedSample, ScoreStatistics or (scores, labels, weights)
         Validated data: sorted once by :func:`~locacal.data.sample.sort_sample`, the rows
-        in their own order (Gaussian kernel sums; the others sort them here), or the cell
+        in their own order (Gaussian kernel sums, which also take ``(scores, labels,
+        weights, counts)`` with frequency weights; the others sort them here), or the cell
         sums of a sample (binned fit: ``LocalParams`` of degree 0 or 1, rect or tricube,
         a span ``nn``; outputs among ``"value"``, ``"bound"``, ``"var_factor"``).
     points : ndarray or "data"
@@ -204,21 +205,27 @@ def fit(data: SortedSample | ScoreStatistics | Rows, points: np.ndarray | Litera
         raise ValueError("outputs: 'bound' is the binned fit's, available from cell "
                          "statistics (ScoreStatistics) only")
     if isinstance(params, GaussianKernel):
-        scores, labels, weights = data
+        scores, labels, weights, *counts = data  # (..., counts): frequency weights
         return LocalFits(
             value=(kernel_regression(scores, labels, weights, points, params.bw,
                                      params.reg_type) if "value" in outputs else None),
-            var_factor=(kernel_var_factor(scores, weights, points, params.bw, params.reg_type)
+            var_factor=(kernel_var_factor(scores, weights, points, params.bw, params.reg_type,
+                                          counts[0] if counts else None)
                         if "var_factor" in outputs else None))
     if isinstance(data, tuple):
         data = sort_sample(*data)
     sample = data
     if isinstance(params, LocalParams) and params.family == "binomial":
+        if sample.counts is not None:
+            raise ValueError("family='binomial' does not take frequency_weights yet; use "
+                             "weights= (the same point estimates) or expand the rows")
         return _binomial(sample, points, params, outputs, structure, backend, maxk,
                          copies, cache)
     if {"se", "logit"} & set(outputs):
         raise ValueError("outputs: 'se' and 'logit' are the local likelihood's "
                          "(family='binomial')")
+    if sample.counts is not None:
+        return _with_counts(sample, points, params, outputs, structure, backend, copies)
     if isinstance(params, NearestMean):
         return LocalFits(knn_means(sample, points, params.k))
     if copies is not None:
@@ -240,6 +247,21 @@ def fit(data: SortedSample | ScoreStatistics | Rows, points: np.ndarray | Litera
     if value is None:
         value = _many_points(sample, params, points, cache)
     return LocalFits(value, unsplittable=unsplittable)
+
+
+def _with_counts(sample: SortedSample, points: Any, params: Any, outputs: tuple[str, ...],
+                 structure: str, backend: str, copies: Any) -> LocalFits:
+    """Frequency weights: the exact per-window fit (``_direct``), whose windows and sums
+    are those of the expanded rows (the other strategies count rows)."""
+    if (isinstance(params, NearestMean) or copies is not None or isinstance(points, str)
+            or structure != "exact" or backend != "native"):
+        raise ValueError("with frequency_weights the local fit is the native exact one at "
+                         "given points (structure='exact', backend='native', a fixed span); "
+                         f"got params={params!r}, structure={structure!r}, "
+                         f"backend={backend!r}")
+    unique, inverse = np.unique(points, return_inverse=True)
+    direct = fit_points(sample, unique, params)
+    return LocalFits(**{name: getattr(direct, name)[inverse] for name in outputs})
 
 
 def _from_cells(cells: ScoreStatistics, points: np.ndarray, params: Any,

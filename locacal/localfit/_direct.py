@@ -86,8 +86,8 @@ def fit_points(sample: SortedSample, points: np.ndarray, params: LocalParams,
     """
     s = sample.scores
     t = np.ascontiguousarray(points, dtype=np.float64)
-    k = effective_count(sample.n, params.nn, params.h)
-    bw = fixed_or_nn_bandwidth(s, t, k, params.h)
+    k = effective_count(sample.observations, params.nn, params.h)
+    bw = fixed_or_nn_bandwidth(s, t, k, params.h, sample.cumulative_counts)
     lo, hi = window_bounds(s, t, bw)
     count = _positive_count(sample, lo, hi)
     if params.degree == 0 and params.kernel == "rect":
@@ -102,7 +102,10 @@ def fit_points(sample: SortedSample, points: np.ndarray, params: LocalParams,
 
 
 def _positive_count(sample: SortedSample, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-    """Rows in ``[lo, hi)``, not counting zero prior weights."""
+    """Rows in ``[lo, hi)``, not counting zero prior weights (observations, with frequency
+    weights)."""
+    if sample.counts is not None:
+        return sample.range_sum("f", lo, hi)
     count = (hi - lo).astype(np.float64)
     if sample.weights is not None:
         count -= sample.range_sum("zero", lo, hi)
@@ -186,7 +189,8 @@ def _add_chunk(sample: SortedSample, t: float, h: float, kernel: str, start: int
     else:
         sums[0] += _row_dots(powers, w)
         sums[1] += _row_dots(powers[:p], w * y)
-        sums[2] += _row_dots(powers, w * w)
+        square = w * w if sample.counts is None else w * w / sample.counts[start:stop]
+        sums[2] += _row_dots(powers, square)
 
 
 def _row_dots(rows: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -212,7 +216,7 @@ class _Window:
     visiting order, see :func:`_locfit_order`); ``(lo, lo - 1, hi)`` is plain ascending order.
     """
 
-    __slots__ = ("dx", "labels", "prior", "unit", "w")
+    __slots__ = ("counts", "dx", "labels", "prior", "unit", "w")
 
     def __init__(self, sample: SortedSample, t: float, h: float, kernel: str,
                  order: tuple[int, int, int]):
@@ -220,6 +224,7 @@ class _Window:
         self.dx = _ordered(sample.scores, lo, z, hi) - t
         self.labels = _ordered(sample.labels, lo, z, hi).astype(np.float64)
         self.prior = None if sample.weights is None else _ordered(sample.weights, lo, z, hi)
+        self.counts = None if sample.counts is None else _ordered(sample.counts, lo, z, hi)
         self.w = None if kernel == "rect" else _fit_weights(np.abs(self.dx), h, kernel)
         self.unit = self.w is None and self.prior is None
 
@@ -327,10 +332,12 @@ def _sequential_sums(cols: list[np.ndarray]) -> np.ndarray:
 
 
 def _square_design(win: _Window, p: int) -> np.ndarray:
-    """``sum_i w_i^2 X_i X_i'`` (kernel x prior weight, squared) for the variance factor."""
+    """``sum_i w_i^2 X_i X_i'`` (kernel x prior weight, squared) for the variance factor;
+    over the expanded rows with frequency weights f (``(k w f)^2 / f``)."""
     ww = win.combined()
     powers = _powers(win.dx, 2 * p - 2)
-    moments = powers.sum(axis=1) if ww is None else _row_dots(powers, ww * ww)
+    square = None if ww is None else (ww * ww if win.counts is None else ww * ww / win.counts)
+    moments = powers.sum(axis=1) if ww is None else _row_dots(powers, square)
     return design_from_moments(moments[None], p - 1)[0]
 
 

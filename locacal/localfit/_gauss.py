@@ -100,7 +100,8 @@ def _direct_sums(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray | N
 
 
 def kernel_var_factor(scores: np.ndarray, weights: np.ndarray | None, points: np.ndarray,
-                      bw: float, reg_type: str = "lc") -> np.ndarray:
+                      bw: float, reg_type: str = "lc",
+                      counts: np.ndarray | None = None) -> np.ndarray:
     """``sum_i l_i(t)^2`` of the linear-smoother weights of :func:`kernel_regression`.
 
     With the kernel weights k_i = w_i K(u_i) scaled as in :func:`_scaled_kernel` (each
@@ -110,16 +111,22 @@ def kernel_var_factor(scores: np.ndarray, weights: np.ndarray | None, points: np
     :func:`_local_linear` falls back to it). Finite at every point: far from the data (in
     bandwidths) it tends to 1 / (number of nearest observations), the variance factor of the
     estimate there, their mean label.
+
+    ``counts`` (frequency weights, ``weights`` the combined ``w f``): the expanded rows'
+    factor, each row's ``l_i^2`` divided by its count (``f`` copies of ``l_i / f``).
     """
     if weights is not None:  # rows of weight zero carry nothing
         keep = weights > 0
         scores, weights = scores[keep], weights[keep]
+        counts = None if counts is None else counts[keep]
+    inverse = None if counts is None else 1.0 / counts
     out = np.empty(points.size)
     log_w = None if weights is None else np.log(weights)
     for rows in _point_chunks(scores.size, points.size):
         k, u = _scaled_kernel(scores, log_w, points[rows, None], bw)
         s0 = k.sum(axis=1)
-        constant = (k * k).sum(axis=1) / (s0 * s0)
+        square = k * k if inverse is None else k * k * inverse
+        constant = square.sum(axis=1) / (s0 * s0)
         if reg_type == "lc":
             out[rows] = constant
             continue
@@ -129,7 +136,8 @@ def kernel_var_factor(scores: np.ndarray, weights: np.ndarray | None, points: np
         solvable = det > _SINGULAR * s0 * s2
         with np.errstate(divide="ignore", invalid="ignore"):
             lever = k * (s2[:, None] - s1[:, None] * u)
-            linear = (lever * lever).sum(axis=1) / (det * det)
+            lever_sq = lever * lever if inverse is None else lever * lever * inverse
+            linear = lever_sq.sum(axis=1) / (det * det)
         out[rows] = np.where(solvable, linear, constant)
     return out
 

@@ -41,6 +41,9 @@ def dask_input(cells_version: Callable[..., float], *,
             options = dict(bound.arguments)
             scores, labels = options.pop("scores"), options.pop("labels")
             weights = options.pop("weights")
+            if options.pop("frequency_weights", None) is not None:
+                raise TypeError("frequency_weights take in-memory counts; with Dask input "
+                                "give the rows themselves")
             if check is not None:
                 options = check(**options)
             return cells_version(statistics(scores, labels, weights), **options)

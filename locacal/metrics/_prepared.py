@@ -36,6 +36,7 @@ from locacal.data.bins import (
     sample_bin_statistics,
     sample_bins,
 )
+from locacal.data.frequency import weighting
 from locacal.data.sample import Sample
 
 __all__ = ["Confusion", "PreparedSample", "prepare"]
@@ -62,8 +63,9 @@ class PreparedSample(Sample):
     """
 
     def __init__(self, scores: np.ndarray, labels: np.ndarray, weights: np.ndarray | None,
-                 true_p: np.ndarray | None, threshold: float, rows: int | None = None) -> None:
-        super().__init__(scores, labels, weights)
+                 true_p: np.ndarray | None, threshold: float, rows: int | None = None,
+                 counts: np.ndarray | None = None) -> None:
+        super().__init__(scores, labels, weights, counts)
         self.true_p, self.threshold = true_p, threshold
         self.rows = scores.size if rows is None else rows
 
@@ -124,17 +126,25 @@ class PreparedSample(Sample):
 
 
 def prepare(scores: Any, labels: Any, weights: Any = None, *, true_p: Any = None,
-            threshold: float = 0.5, warn_one_class: bool = True) -> PreparedSample:
+            threshold: float = 0.5, warn_one_class: bool = True,
+            frequency_weights: Any = None) -> PreparedSample:
     """Validate a sample once (:func:`locacal._validation.check_scores_labels`, plus
     ``true_p`` and ``threshold`` when given) and wrap it for the metrics.
 
     Rows of weight zero are not in the sample: they are dropped here, once for every metric
     (adaptive bins of sqrt(n) rows and the bound on ``bins`` count the others only), and
-    counted in :attr:`PreparedSample.rows`.
+    counted in :attr:`PreparedSample.rows`. ``frequency_weights`` (counts of identical
+    observations): the sample's weights are the combined ``w f`` and its ``counts`` the
+    counts (:mod:`locacal.data.frequency`), so the metrics equal the expanded rows'.
     """
     s, y, w = check_scores_labels(scores, labels, weights, warn_one_class=warn_one_class)
     p = None if true_p is None else check_probabilities(true_p, s.size)
     tau = check_fraction(threshold, "threshold", low_open=False)
     rows = s.size
+    if frequency_weights is not None:
+        both = weighting(w, frequency_weights, s.size,
+                         aligned={"scores": scores, "labels": labels})
+        s, y, w, p, counts = positive_weight_rows(s, y, both.point, p, both.counts)
+        return PreparedSample(s, y, w, p, tau, int(counts.sum()), counts)
     s, y, w, p = positive_weight_rows(s, y, w, p)
     return PreparedSample(s, y, w, p, tau, rows)

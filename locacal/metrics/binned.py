@@ -142,9 +142,16 @@ def ece_thresholded_from_sample(sample: PreparedSample, *, bins: int = 10,
     return float(gap.sum() / n_b.sum())
 
 
+def _prepared(scores: Any, labels: Any, weights: Any, frequency_weights: Any) -> PreparedSample:
+    """The validated sample; ``frequency_weights`` (counts of identical observations) make
+    every binned metric that of the expanded rows (:mod:`locacal.data.frequency`)."""
+    return prepare(scores, labels, weights, frequency_weights=frequency_weights)
+
+
 @public_api
 @dask_input(ece_cells, check=_check_cell_bins)
-def ece(scores: Any, labels: Any, *, weights: Any = None, bins: int = 10,
+def ece(scores: Any, labels: Any, *, weights: Any = None,
+        frequency_weights: Any = None, bins: int = 10,
         strategy: str = "quantile") -> float:
     """Expected calibration error: the bin-weighted mean absolute gap between the mean label
     and the mean score.
@@ -171,11 +178,13 @@ def ece(scores: Any, labels: Any, *, weights: Any = None, bins: int = 10,
         cell holding each break, within the bound of
         :meth:`locacal.data.cells.ScoreStatistics.quantile_bins`, and adaptive bins are refused.
     """
-    return ece_from_bins(prepare(scores, labels, weights).bin_statistics(strategy, bins))
+    sample = _prepared(scores, labels, weights, frequency_weights)
+    return ece_from_bins(sample.bin_statistics(strategy, bins))
 
 
 @public_api
-def qmse(scores: Any, labels: Any, *, weights: Any = None, bins: int = 10,
+def qmse(scores: Any, labels: Any, *, weights: Any = None,
+         frequency_weights: Any = None, bins: int = 10,
          strategy: str = "quantile") -> float:
     """Quantile-based MSE, the squared counterpart of :func:`ece` (2024 R code's QMSE).
 
@@ -185,12 +194,14 @@ def qmse(scores: Any, labels: Any, *, weights: Any = None, bins: int = 10,
     (:func:`calib_mse`). Arguments as in :func:`ece` (``bins`` at most the number of
     observations with positive weight, or 10).
     """
-    return calib_mse_from_bins(prepare(scores, labels, weights).bin_statistics(strategy, bins))
+    sample = _prepared(scores, labels, weights, frequency_weights)
+    return calib_mse_from_bins(sample.bin_statistics(strategy, bins))
 
 
 @public_api
 def ece_thresholded(scores: Any, labels: Any, *, weights: Any = None, bins: int = 10,
-                    strategy: str = "quantile", threshold: float = 0.5) -> float:
+                    strategy: str = "quantile", threshold: float = 0.5,
+                    frequency_weights: Any = None) -> float:
     """The 2024 slides' ECE (eq. 2): accuracy of thresholded predictions against confidence.
 
     .. math::
@@ -210,12 +221,14 @@ def ece_thresholded(scores: Any, labels: Any, *, weights: Any = None, bins: int 
     ``>=``; locacal follows the slides (they differ only for scores equal to the threshold).
     Other arguments as in :func:`ece`.
     """
-    sample = prepare(scores, labels, weights, threshold=threshold)
+    sample = prepare(scores, labels, weights, threshold=threshold,
+                     frequency_weights=frequency_weights)
     return ece_thresholded_from_sample(sample, bins=bins, strategy=strategy)
 
 
 @public_api
 def calib_mse(scores: Any, labels: Any, *, weights: Any = None,
+              frequency_weights: Any = None,
               bin_size: int | None = None) -> float:
     """The thesis's MSE calibration score with adaptive binning.
 
@@ -234,15 +247,18 @@ def calib_mse(scores: Any, labels: Any, *, weights: Any = None,
     Nguyen (2015), thesis §3.1.3 (definition from DeGroot & Fienberg's decomposition) and
     §3.2.1 (adaptive binning, step 5).
     """
-    stats = prepare(scores, labels, weights).bin_statistics("adaptive", bin_size=bin_size)
+    sample = _prepared(scores, labels, weights, frequency_weights)
+    stats = sample.bin_statistics("adaptive", bin_size=bin_size)
     return calib_mse_from_bins(stats)
 
 
 @public_api
 def calib_err(scores: Any, labels: Any, *, weights: Any = None,
+              frequency_weights: Any = None,
               bin_size: int | None = None) -> float:
     """CalibErr = sqrt(CalibMSE), on the probability scale (Nguyen & O'Connor 2015 poster)."""
-    return float(np.sqrt(calib_mse(scores, labels, weights=weights, bin_size=bin_size)))
+    return float(np.sqrt(calib_mse(scores, labels, weights=weights,
+                                   frequency_weights=frequency_weights, bin_size=bin_size)))
 
 
 @dataclass(frozen=True)
@@ -295,6 +311,7 @@ class BrierDecomposition:
 
 @public_api
 def brier_decomposition(scores: Any, labels: Any, *, weights: Any = None,
+                        frequency_weights: Any = None,
                         bin_size: int | None = None) -> BrierDecomposition:
     """Split the Brier score into calibration (CalibMSE) and refinement on adaptive bins.
 
@@ -309,7 +326,8 @@ def brier_decomposition(scores: Any, labels: Any, *, weights: Any = None,
     Murphy & Winkler (1984); DeGroot & Fienberg (1983); Nguyen & O'Connor (2015), poster,
     "Calibration-refinement breakdown"; thesis §3.1.
     """
-    return brier_decomposition_from_sample(prepare(scores, labels, weights), bin_size=bin_size)
+    return brier_decomposition_from_sample(_prepared(scores, labels, weights, frequency_weights),
+                                           bin_size=bin_size)
 
 
 def brier_decomposition_from_sample(sample: PreparedSample, *,
@@ -385,6 +403,7 @@ CALIB_MSE_INTERVALS = ("debiased", "thesis")
 
 @public_api
 def calib_mse_interval(scores: Any, labels: Any, *, weights: Any = None,
+                       frequency_weights: Any = None,
                        bin_size: int | None = None, n_samples: int = 1000,
                        seed: int | None = 0, method: str = "debiased",
                        level: float = 0.95) -> CalibMSEInterval:
@@ -460,7 +479,7 @@ def calib_mse_interval(scores: Any, labels: Any, *, weights: Any = None,
     Kumar, A., Liang, P. & Ma, T. (2019). Verified uncertainty calibration. NeurIPS, §5.
     Nguyen (2015), thesis §3.2.2 (``method="thesis"``).
     """
-    sample = prepare(scores, labels, weights)
+    sample = _prepared(scores, labels, weights, frequency_weights)
     method = check_choice(method, CALIB_MSE_INTERVALS, "method")
     level = check_fraction(level, "level")
     if level >= 1.0:

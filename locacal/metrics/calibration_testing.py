@@ -15,6 +15,7 @@ the Hosmer-Lemeshow chi-square and Spiegelhalter's normal z.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -23,7 +24,9 @@ import numpy as np
 import pandas as pd
 
 from locacal._validation import (
+    CalibrationWarning,
     check_choice,
+    check_frequency_weights,
     check_resamples,
     check_scores_labels,
     check_seed,
@@ -32,6 +35,7 @@ from locacal._validation import (
     public_api,
     warn,
 )
+from locacal.data.frequency import weighting
 from locacal.data.groups import split_by
 from locacal.metrics._null_statistics import (
     BatchBuilder,
@@ -41,8 +45,11 @@ from locacal.metrics._null_statistics import (
     mcb_batch,
     spiegelhalter_batch,
 )
+from locacal.metrics.binned import ece, qmse
 from locacal.metrics.clinical import hosmer_lemeshow, spiegelhalter_z
 from locacal.metrics.grouped_test import GroupedTestResult, minp_adjust
+from locacal.metrics.lcs_wmse import lcs
+from locacal.metrics.registry import evaluate
 
 __all__ = [
     "METHODS",
@@ -190,6 +197,7 @@ def _resample(batch: Callable[[np.ndarray], np.ndarray], scores: np.ndarray,
 @public_api
 def calibration_test(scores: Any, labels: Any, *, statistic: str = "lcs", method: str = "auto",
                      n_resamples: int = 999, seed: Any = None, weights: Any = None,
+                     frequency_weights: Any = None,
                      by: Any = None) -> CalibrationTestResult | GroupedTestResult:
     """Test whether the scores are calibrated, P(D = 1 | s) = s.
 
@@ -248,6 +256,11 @@ def calibration_test(scores: Any, labels: Any, *, statistic: str = "lcs", method
         ``numpy.random.SeedSequence(seed)``, so its result equals the call on its rows with
         that child as ``seed``), and the family of tests gets a family-wise p-value and
         adjusted per-group p-values by the min-P rule (:mod:`locacal.metrics.grouped_test`).
+    frequency_weights : array-like, optional
+        Counts (a row stands for that many identical observations): the test of the expanded
+        rows. The statistic is that of the expanded rows; each observation's label is redrawn,
+        so a row of f copies holds Binomial(f, s) events in a resample (an event row and a
+        non-event row with those counts); ``auto`` and ``n`` count observations.
 
     Returns
     -------
@@ -272,16 +285,26 @@ def calibration_test(scores: Any, labels: Any, *, statistic: str = "lcs", method
         raise ValueError(f"statistic {plain(statistic)!r} has no known asymptotic null "
                          "distribution; use method='resampling' (or 'auto')")
     if by is not None:
-        return _grouped_test(scores, labels, weights, by, statistic, method, n_resamples, seed)
+        return _grouped_test(scores, labels, weights, frequency_weights, by, statistic,
+                             method, n_resamples, seed)
     s, y, w = check_scores_labels(scores, labels, weights)
+    if frequency_weights is not None:
+        both = weighting(w, frequency_weights, s.size,
+                         aligned={"scores": scores, "labels": labels})
+        s, y, point, counts = positive_weight_rows(s, y, both.point, both.counts)
+        return _test_with_counts(s, y, point / counts, counts, statistic, method,
+                                 n_resamples, seed)
     s, y, w = positive_weight_rows(s, y, w)
     return _one_test(s, y, w, STATISTICS[statistic], method, n_resamples, seed)
 
 
-def _grouped_test(scores: Any, labels: Any, weights: Any, by: Any, statistic: str,
-                  method: str, n_resamples: int, seed: Any) -> GroupedTestResult:
-    """Each group's test on its own seed stream, then the min-P family adjustment."""
+def _grouped_test(scores: Any, labels: Any, weights: Any, frequency_weights: Any, by: Any,
+                  statistic: str, method: str, n_resamples: int,
+                  seed: Any) -> GroupedTestResult:
+    """Each group's test (the call on its rows) on its own seed stream, then the min-P
+    family adjustment."""
     s, y, w = check_scores_labels(scores, labels, weights, warn_one_class=False)
+    f = check_frequency_weights(frequency_weights, s.size)
     groups = split_by(by, s.size)
     if method != "asymptotic" and len(groups) + 1 > _FAMILY_LEVEL * (n_resamples + 1):
         warn(f"with {len(groups)} groups and n_resamples={n_resamples} the family-wise "
@@ -290,10 +313,10 @@ def _grouped_test(scores: Any, labels: Any, weights: Any, by: Any, statistic: st
     streams = np.random.SeedSequence(_entropy(seed)).spawn(len(groups))
     results = {}
     for (group, rows), stream in zip(groups, streams, strict=True):
-        sg, yg, wg = check_scores_labels(s[rows], y[rows], None if w is None else w[rows])
-        sg, yg, wg = positive_weight_rows(sg, yg, wg)
-        results[group] = _one_test(sg, yg, wg, STATISTICS[statistic], method, n_resamples,
-                                   stream)
+        results[group] = calibration_test(
+            s[rows], y[rows], statistic=statistic, method=method, n_resamples=n_resamples,
+            seed=stream, weights=None if w is None else w[rows],
+            frequency_weights=None if f is None else f[rows])
     family, adjusted = minp_adjust([r.pvalue for r in results.values()],
                                    [r.null for r in results.values()])
     return GroupedTestResult(STATISTICS[statistic].label, groups.name, results, family,
@@ -330,3 +353,57 @@ def _one_test(s: np.ndarray, y: np.ndarray, w: np.ndarray | None, spec: Calibrat
     exceed = int(np.count_nonzero(null >= observed - _TIE_RTOL * abs(observed)))
     pvalue = (1.0 + exceed) / (1.0 + n_resamples)
     return CalibrationTestResult(observed, pvalue, null, "resampling", spec.label, s.size)
+
+
+#: The statistic of each test as a function of grouped rows with frequency weights.
+_WITH_COUNTS: dict[str, Callable[..., float]] = {
+    "lcs": lambda s, y, w, f: lcs(s, y, weights=w, frequency_weights=f),
+    "ece": lambda s, y, w, f: ece(s, y, weights=w, frequency_weights=f),
+    "brier": lambda s, y, w, f: qmse(s, y, weights=w, frequency_weights=f),
+    "mcb": lambda s, y, w, f: evaluate(["mcb"], s, y, weights=w, frequency_weights=f)["mcb"],
+    "hl": lambda s, y, w, f: hosmer_lemeshow(s, y, weights=w,
+                                             frequency_weights=f).statistic,
+    "spiegelhalter": lambda s, y, w, f: abs(spiegelhalter_z(s, y, weights=w,
+                                                            frequency_weights=f).statistic),
+}
+
+
+def _test_with_counts(s: np.ndarray, y: np.ndarray, w: np.ndarray, counts: np.ndarray,
+                      statistic: str, method: str, n_resamples: int,
+                      seed: Any) -> CalibrationTestResult:
+    """:func:`calibration_test` of grouped rows (frequency weights ``counts``, relative
+    weights ``w``): the expanded rows' test, each resample one :func:`evaluate`-like call
+    on an event row and a non-event row per group (Binomial(f, s) events)."""
+    spec = STATISTICS[statistic]
+    n = int(counts.sum())
+    if method == "auto":
+        method = "asymptotic" if (spec.asymptotic is not None and n > max(
+            1000, min(5000, 50 * np.unique(s).size))) else "resampling"
+    if method == "asymptotic":
+        if spec.asymptotic is None:
+            raise ValueError(f"statistic {plain(statistic)!r} has no known asymptotic null "
+                             "distribution; use method='resampling' (or 'auto')")
+        if statistic == "hl":
+            result = hosmer_lemeshow(s, y, weights=w, frequency_weights=counts)
+            return CalibrationTestResult(result.statistic, result.pvalue_external, None,
+                                         method, spec.label, n)
+        z = spiegelhalter_z(s, y, weights=w, frequency_weights=counts)
+        return CalibrationTestResult(abs(z.statistic), z.pvalue, None, method, spec.label, n)
+    compute = _WITH_COUNTS[statistic]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CalibrationWarning)
+        observed = float(compute(s, y, w, counts))
+        if np.isnan(observed):
+            raise ValueError(f"the {spec.label} is undefined on these data (a window or bin "
+                             "with zero total weight, or scores all in {0, 1/2, 1}?)")
+        rng = np.random.default_rng(seed)
+        s2, w2 = np.concatenate([s, s]), np.concatenate([w, w])
+        y2 = np.concatenate([np.ones_like(s), np.zeros_like(s)])
+        whole = counts.astype(np.int64)
+        null = np.empty(n_resamples)
+        for b in range(n_resamples):
+            events = rng.binomial(whole, s).astype(np.float64)
+            null[b] = compute(s2, y2, w2, np.concatenate([events, counts - events]))
+    exceed = int(np.count_nonzero(null >= observed - _TIE_RTOL * abs(observed)))
+    pvalue = (1.0 + exceed) / (1.0 + n_resamples)
+    return CalibrationTestResult(observed, pvalue, null, "resampling", spec.label, n)

@@ -22,6 +22,7 @@ from locacal._validation import (
     warn,
 )
 from locacal.data.cells import ScoreStatistics
+from locacal.data.frequency import weighting
 from locacal.data.grid import CELLS
 from locacal.metrics._dispatch import dask_input
 from locacal.metrics._prepared import Confusion, PreparedSample, prepare
@@ -40,19 +41,22 @@ def brier_cells(cells: ScoreStatistics) -> float:
 
 @public_api
 @dask_input(brier_cells)
-def brier_score(scores: Any, labels: Any, *, weights: Any = None) -> float:
+def brier_score(scores: Any, labels: Any, *, weights: Any = None,
+                frequency_weights: Any = None) -> float:
     """Brier score, the mean squared difference between scores and events.
 
     .. math:: \\mathrm{BS} = \\frac{1}{n} \\sum_{i=1}^n (d_i - \\hat s(x_i))^2
 
-    (weighted mean with ``weights``).
+    (weighted mean with ``weights``; ``frequency_weights``, counts of identical observations,
+    give the Brier score of the expanded rows: the mean weighted by ``w f``).
 
     References
     ----------
     Brier (1950); Machado, Charpentier et al. (2024), eq. (3). Dask input: exact, partition
     by partition (:mod:`locacal.data.dask`).
     """
-    return brier_from_sample(prepare(scores, labels, weights))
+    return brier_from_sample(prepare(scores, labels, weights,
+                                     frequency_weights=frequency_weights))
 
 
 def brier_from_sample(sample: PreparedSample) -> float:
@@ -61,7 +65,8 @@ def brier_from_sample(sample: PreparedSample) -> float:
 
 
 @public_api
-def true_mse(scores: Any, true_p: Any, *, weights: Any = None) -> float:
+def true_mse(scores: Any, true_p: Any, *, weights: Any = None,
+             frequency_weights: Any = None) -> float:
     """Mean squared error of the scores against known probabilities (simulations only).
 
     .. math:: \\mathrm{MSE} = \\frac{1}{n} \\sum_{i=1}^n (p_i - \\hat s(x_i))^2
@@ -71,15 +76,19 @@ def true_mse(scores: Any, true_p: Any, *, weights: Any = None) -> float:
     Machado, Charpentier et al. (2024), eq. (4).
     """
     s = check_scores(scores)
-    check_aligned({"scores": scores, "true_p": true_p, "weights": weights})
+    check_aligned({"scores": scores, "true_p": true_p, "weights": weights,
+                   "frequency_weights": frequency_weights})
     p = check_probabilities(true_p, s.size)
-    s, p, w = positive_weight_rows(s, p, check_weights(weights, s.size))
+    w = (check_weights(weights, s.size) if frequency_weights is None
+         else weighting(weights, frequency_weights, s.size).point)
+    s, p, w = positive_weight_rows(s, p, w)
     return _mean((p - s) ** 2, w)
 
 
-def _confusion(scores: Any, labels: Any, weights: Any, threshold: float) -> Confusion:
-    return prepare(scores, labels, weights, threshold=threshold,
-                   warn_one_class=False).confusion()
+def _confusion(scores: Any, labels: Any, weights: Any, threshold: float,
+               frequency_weights: Any = None) -> Confusion:
+    return prepare(scores, labels, weights, threshold=threshold, warn_one_class=False,
+                   frequency_weights=frequency_weights).confusion()
 
 
 def accuracy_from_confusion(c: Confusion) -> float:
@@ -104,23 +113,28 @@ def specificity_from_confusion(c: Confusion) -> float:
 
 
 @public_api
-def accuracy(scores: Any, labels: Any, *, weights: Any = None, threshold: float = 0.5) -> float:
-    """Share of correct classes when predicting 1 for s >= threshold: (TP + TN) / n."""
-    return accuracy_from_confusion(_confusion(scores, labels, weights, threshold))
+def accuracy(scores: Any, labels: Any, *, weights: Any = None, threshold: float = 0.5,
+             frequency_weights: Any = None) -> float:
+    """Share of correct classes when predicting 1 for s >= threshold: (TP + TN) / n
+    (``frequency_weights``: counts of identical observations, the expanded rows' value)."""
+    return accuracy_from_confusion(_confusion(scores, labels, weights, threshold,
+                                              frequency_weights))
 
 
 @public_api
 def sensitivity(scores: Any, labels: Any, *, weights: Any = None,
-                threshold: float = 0.5) -> float:
+                threshold: float = 0.5, frequency_weights: Any = None) -> float:
     """True positive rate TP / (TP + FN); NaN, with a warning, when there is no positive."""
-    return sensitivity_from_confusion(_confusion(scores, labels, weights, threshold))
+    return sensitivity_from_confusion(_confusion(scores, labels, weights, threshold,
+                                                 frequency_weights))
 
 
 @public_api
 def specificity(scores: Any, labels: Any, *, weights: Any = None,
-                threshold: float = 0.5) -> float:
+                threshold: float = 0.5, frequency_weights: Any = None) -> float:
     """True negative rate TN / (TN + FP); NaN, with a warning, when there is no negative."""
-    return specificity_from_confusion(_confusion(scores, labels, weights, threshold))
+    return specificity_from_confusion(_confusion(scores, labels, weights, threshold,
+                                                 frequency_weights))
 
 
 def auc_from_sample(sample: PreparedSample) -> float:
@@ -134,16 +148,19 @@ def auc_from_sample(sample: PreparedSample) -> float:
 
 
 @public_api
-def auc(scores: Any, labels: Any, *, weights: Any = None) -> float:
+def auc(scores: Any, labels: Any, *, weights: Any = None,
+        frequency_weights: Any = None) -> float:
     """Area under the ROC curve (ties count one half); NaN, with a warning, for one class.
 
     Computed as the Mann-Whitney statistic on the scores sorted once
     (:attr:`locacal.metrics._prepared.PreparedSample.mann_whitney_auc`): the probability that
     a random positive scores above a random negative, ties counting one half, which is the
     area under the empirical ROC curve (Hanley & McNeil 1982). Equals scikit-learn's
-    ``roc_auc_score`` (checked in the tests).
+    ``roc_auc_score`` (checked in the tests). ``frequency_weights`` (counts of identical
+    observations): the AUC of the expanded rows.
     """
-    return auc_from_sample(prepare(scores, labels, weights, warn_one_class=False))
+    return auc_from_sample(prepare(scores, labels, weights, warn_one_class=False,
+                                   frequency_weights=frequency_weights))
 
 
 def auc_with_bound(stats: ScoreStatistics) -> tuple[float, float]:

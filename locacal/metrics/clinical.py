@@ -50,6 +50,7 @@ from locacal._validation import (
 )
 from locacal.curves._logistic import fisher_information, fit_logistic
 from locacal.data.cells import ScoreStatistics
+from locacal.data.frequency import Weighting, weighting
 from locacal.metrics._r_lowess import r_lowess_fit
 
 __all__ = [
@@ -64,6 +65,21 @@ __all__ = [
 #: Rows of :func:`calibration_intercept_slope` and the null value each p-value tests.
 INTERCEPT_SLOPE_NULLS = {"intercept": 0.0, "slope": 1.0, "joint_intercept": 0.0}
 _COLUMNS = ["estimate", "lower", "upper", "pvalue"]
+
+
+def _weighted_rows(scores: Any, labels: Any, weights: Any, frequency_weights: Any
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, Weighting]:
+    """Validated rows of positive weight, their point weights (``w f``, None for unit) and
+    the :class:`~locacal.data.frequency.Weighting` of those rows (frequency weights:
+    counts of identical observations)."""
+    s, y, w = check_scores_labels(scores, labels, weights)
+    if frequency_weights is None:
+        s, y, w = positive_weight_rows(s, y, w)
+        return s, y, w, Weighting(w, None, s.size)
+    both = weighting(w, frequency_weights, s.size,
+                     aligned={"scores": scores, "labels": labels})
+    s, y, point, counts = positive_weight_rows(s, y, both.point, both.counts)
+    return s, y, point, Weighting(point / counts, counts, s.size)
 
 
 def _kish_weights(w: np.ndarray | None, n: int) -> np.ndarray:
@@ -128,6 +144,7 @@ def _logistic_fit(y: np.ndarray, features: np.ndarray, offset: np.ndarray | None
 
 @public_api
 def calibration_intercept_slope(scores: Any, labels: Any, *, weights: Any = None,
+                                frequency_weights: Any = None,
                                 level: float = 0.95) -> pd.DataFrame:
     r"""Calibration-in-the-large and calibration slope, with Wald intervals and p-values.
 
@@ -160,6 +177,11 @@ def calibration_intercept_slope(scores: Any, labels: Any, *, weights: Any = None
         Case weights, rescaled to sum to Kish's effective sample size and passed to the GLM
         as frequency weights: the estimates are the weighted maximum-likelihood ones, the
         standard errors those of a sample of n_eff observations.
+    frequency_weights : array-like of shape (n,), optional
+        Counts: a row stands for that many identical observations. The result equals
+        the call on the expanded rows (which are not built): the counts enter the
+        information, chi-square counts and variance as observations
+        (:mod:`locacal.data.frequency`).
     level : float, default 0.95
         Confidence level, in (0, 1).
 
@@ -171,7 +193,7 @@ def calibration_intercept_slope(scores: Any, labels: Any, *, weights: Any = None
         only) all their scores are equal or separate the two classes, the model has no
         finite estimate: those rows are NaN and a CalibrationWarning says why.
     """
-    s, y, w = positive_weight_rows(*check_scores_labels(scores, labels, weights))
+    s, y, w, both = _weighted_rows(scores, labels, weights, frequency_weights)
     level = check_level(level)
     inside = (s > 0.0) & (s < 1.0)
     if not inside.all():
@@ -182,7 +204,9 @@ def calibration_intercept_slope(scores: Any, labels: Any, *, weights: Any = None
                              "has no data")
         s, y = s[inside], y[inside]
         w = None if w is None else w[inside]
-    wk = _kish_weights(w, s.size)
+        both = Weighting(None if both.relative is None else both.relative[inside],
+                         None if both.counts is None else both.counts[inside], s.size)
+    wk = _kish_weights(w, s.size) if both.counts is None else both.kish_weights()
     eta = special.logit(s)
     z = float(stats.norm.ppf(0.5 + level / 2.0))
     table = pd.DataFrame(np.nan, index=list(INTERCEPT_SLOPE_NULLS), columns=_COLUMNS)
@@ -206,7 +230,8 @@ def calibration_intercept_slope(scores: Any, labels: Any, *, weights: Any = None
 
 @public_api
 def calibration_errors(scores: Any, labels: Any, *, weights: Any = None,
-                       smoother: str = "lowess") -> pd.Series:
+                       smoother: str = "lowess",
+                       frequency_weights: Any = None) -> pd.Series:
     r"""ICI, E50, E90 and Emax: summaries of ``|g(s_i) - s_i|`` over the observations.
 
     g is a smoothed calibration curve; the Integrated Calibration Index is the mean absolute
@@ -245,6 +270,9 @@ def calibration_errors(scores: Any, labels: Any, *, weights: Any = None,
           statsmodels lowess.)
 
         The lowess and loess fits are not clipped to [0, 1], as in R.
+    frequency_weights : array-like of shape (n,), optional
+        Counts of identical observations: the summaries of the expanded rows (every smoother
+        but R's ``"lowess"``, whose window counts rows: use ``"loess"`` or ``"local"``).
 
     Returns
     -------
@@ -254,19 +282,27 @@ def calibration_errors(scores: Any, labels: Any, *, weights: Any = None,
     from locacal.curves import METHODS, calibration_curve
 
     # rows of weight zero are not in the sample: R's lowess would count them in its window
-    s, y, w = positive_weight_rows(*check_scores_labels(scores, labels, weights))
+    s, y, w, both = _weighted_rows(scores, labels, weights, frequency_weights)
+    counts = both.counts
     check_choice(smoother, ("lowess", "loess", *[m for m in METHODS if m != "lowess"]),
                  "smoother")
     if smoother == "lowess":
+        if counts is not None:
+            raise ValueError("smoother: R's lowess counts rows, so it takes no "
+                             "frequency_weights; use smoother='loess' or 'local'")
         fitted = r_lowess_fit(s, y, w)
     elif smoother == "loess":
         from locacal.curves.local import local_estimate
 
-        fitted = local_estimate(s, y, w, s, degree=2, nn=0.75, kernel="tricube")
+        fitted = local_estimate(s, y, w, s, degree=2, nn=0.75, kernel="tricube",
+                                counts=counts)
     else:
-        fitted = calibration_curve(s, y, method=smoother, weights=w)(s)
+        fitted = calibration_curve(s, y, method=smoother, weights=None if w is None else (
+            w if counts is None else both.relative), frequency_weights=counts)(s)
     err = np.abs(fitted - s)
-    wn = np.ones(s.size) if w is None else w * (s.size / w.sum())
+    # weights with mean 1 over the observations (type-7 positions of the expanded rows)
+    total = s.size if counts is None else float(counts.sum())
+    wn = np.ones(s.size) if w is None else w * (total / w.sum())
     usable = np.isfinite(err)
     if not usable.all():
         if not usable.any():
@@ -326,7 +362,8 @@ class HosmerLemeshowResult:
 
 @public_api
 def hosmer_lemeshow(scores: Any, labels: Any, *, groups: int = 10,
-                    weights: Any = None) -> HosmerLemeshowResult:
+                    weights: Any = None,
+                    frequency_weights: Any = None) -> HosmerLemeshowResult:
     r"""Hosmer-Lemeshow goodness-of-fit test on groups of quantiles of the scores.
 
     .. math::
@@ -365,6 +402,11 @@ def hosmer_lemeshow(scores: Any, labels: Any, *, groups: int = 10,
     weights : array-like of shape (n,), optional
         Case weights, rescaled to sum to Kish's effective sample size and used as frequency
         weights for the quantiles and the counts (unit weights give hoslem.test's numbers).
+    frequency_weights : array-like of shape (n,), optional
+        Counts: a row stands for that many identical observations. The result equals
+        the call on the expanded rows (which are not built): the counts enter the
+        information, chi-square counts and variance as observations
+        (:mod:`locacal.data.frequency`).
 
     Returns
     -------
@@ -372,9 +414,9 @@ def hosmer_lemeshow(scores: Any, labels: Any, *, groups: int = 10,
         ``pvalue`` is NaN (with a CalibrationWarning) when fewer than 3 groups are non-empty;
         ``pvalue_external`` is always defined.
     """
-    s, y, w = positive_weight_rows(*check_scores_labels(scores, labels, weights))
-    groups = check_bins(groups, s.size, "groups", minimum=3)
-    wk = _kish_weights(w, s.size)
+    s, y, w, both = _weighted_rows(scores, labels, weights, frequency_weights)
+    groups = check_bins(groups, int(both.observations), "groups", minimum=3)
+    wk = _kish_weights(w, s.size) if both.counts is None else both.kish_weights()
     breaks, group = hosmer_lemeshow_groups(s, None if w is None else wk, groups)
     n_int = max(breaks.size - 1, 1)
     size = np.bincount(group, weights=wk, minlength=n_int)
@@ -442,7 +484,8 @@ _ZERO_VARIANCE = "every score is 0, 1/2 or 1: Spiegelhalter's z has zero varianc
 
 
 @public_api
-def spiegelhalter_z(scores: Any, labels: Any, *, weights: Any = None) -> SpiegelhalterResult:
+def spiegelhalter_z(scores: Any, labels: Any, *, weights: Any = None,
+                    frequency_weights: Any = None) -> SpiegelhalterResult:
     r"""Spiegelhalter's z test that the scores are the event probabilities.
 
     .. math::
@@ -462,6 +505,11 @@ def spiegelhalter_z(scores: Any, labels: Any, *, weights: Any = None) -> Spiegel
         variance); observed events (0/1 or bool).
     weights : array-like of shape (n,), optional
         Case weights; z is unchanged by their scale.
+    frequency_weights : array-like of shape (n,), optional
+        Counts: a row stands for that many identical observations. The result equals
+        the call on the expanded rows (which are not built): the counts enter the
+        information, chi-square counts and variance as observations
+        (:mod:`locacal.data.frequency`).
 
     Returns
     -------
@@ -469,10 +517,12 @@ def spiegelhalter_z(scores: Any, labels: Any, *, weights: Any = None) -> Spiegel
         NaN statistic and p-value, with a CalibrationWarning, when every score is 0, 1/2 or 1
         (the variance is 0, and z is 0/0 in R too).
     """
-    s, y, w = positive_weight_rows(*check_scores_labels(scores, labels, weights))
+    s, y, w, both = _weighted_rows(scores, labels, weights, frequency_weights)
     w = np.ones(s.size) if w is None else w / w.max()
+    # sum of squared weights over the expanded rows: f w^2 = (w f)^2 / f
+    square = w * w if both.counts is None else w * w / both.counts
     lever = 1.0 - 2.0 * s
-    variance = float(np.sum(w * w * lever * lever * s * (1.0 - s)))
+    variance = float(np.sum(square * lever * lever * s * (1.0 - s)))
     if variance <= 0.0:
         warn(_ZERO_VARIANCE)
         return SpiegelhalterResult(float("nan"), float("nan"))

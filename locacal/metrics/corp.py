@@ -19,6 +19,7 @@ from sklearn.isotonic import isotonic_regression
 
 from locacal._validation import check_scores_labels, positive_weight_rows, public_api
 from locacal.data.cells import ScoreStatistics
+from locacal.data.frequency import weighting
 from locacal.data.sample import sort_sample
 from locacal.metrics.classification import brier_cells
 
@@ -65,7 +66,8 @@ class TiedScores:
 
 
 @public_api
-def corp_decomposition(scores: Any, labels: Any, *, weights: Any = None) -> pd.Series:
+def corp_decomposition(scores: Any, labels: Any, *, weights: Any = None,
+                       frequency_weights: Any = None) -> pd.Series:
     """CORP decomposition of the Brier score into miscalibration, discrimination and
     uncertainty.
 
@@ -108,8 +110,14 @@ def corp_decomposition(scores: Any, labels: Any, *, weights: Any = None) -> pd.S
     with ``SquaredError`` (its miscalibration, discrimination, uncertainty and score).
     """
     s, y, w = check_scores_labels(scores, labels, weights)
-    s, y, w = positive_weight_rows(s, y, w)
-    ordered = sort_sample(s, y, w)  # ties by label, then weight: the registry's order too
+    counts = None
+    if frequency_weights is not None:  # PAV pools tied copies: the combined weights w f
+        both = weighting(w, frequency_weights, s.size,
+                         aligned={"scores": scores, "labels": labels})
+        s, y, w, counts = positive_weight_rows(s, y, both.point, both.counts)
+    else:
+        s, y, w = positive_weight_rows(s, y, w)
+    ordered = sort_sample(s, y, w, counts)  # ties by label, then weight: the registry's too
     return corp_from_sorted(ordered.scores, ordered.labels.astype(np.float64), ordered.weights)
 
 

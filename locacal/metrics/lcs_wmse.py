@@ -18,11 +18,13 @@ from locacal._validation import (
     check_fraction,
     check_grid_size,
     check_scores_labels,
+    plain,
     positive_weight_rows,
     public_api,
 )
 from locacal.curves.curve import SLIDES_GRID_SIZE, slides_grid
 from locacal.data.cells import ScoreStatistics
+from locacal.data.frequency import weighting
 from locacal.data.grid import BINNED_CELLS, nn_bracket, reflected_sum_from_mass
 from locacal.data.quantile import normalised_weights
 from locacal.data.sample import SortedSample, sort_sample
@@ -108,7 +110,8 @@ def lcs_with_bound(cells: ScoreStatistics, nn: float = 0.15,
 
 @public_api
 @dask_input(lcs_cells, check=_check_cell_lcs)
-def lcs(scores: Any, labels: Any, *, weights: Any = None, nn: float = 0.15, degree: int = 0,
+def lcs(scores: Any, labels: Any, *, weights: Any = None, frequency_weights: Any = None,
+        nn: float = 0.15, degree: int = 0,
         kernel: str = "rect", evaluation: str = "exact",
         grid_size: int = SLIDES_GRID_SIZE) -> float:
     """Local Calibration Score: the density-weighted squared gap between a local-regression
@@ -140,6 +143,9 @@ def lcs(scores: Any, labels: Any, *, weights: Any = None, nn: float = 0.15, degr
     weights : array-like, optional
         Relative case weights (only w / sum(w) matters), used in the local fit (weighted least
         squares; ``nn`` counts rows, as in locfit) and in the density.
+    frequency_weights : array-like, optional
+        Counts (a row stands for that many identical observations): the LCS of the expanded
+        rows, without expanding them (``nn`` counts observations; :mod:`locacal.data.frequency`).
     nn : float, default 0.15
         Nearest-neighbour fraction of the local regression (the slides').
     degree : {0, 1, 2}, default 0
@@ -173,6 +179,14 @@ def lcs(scores: Any, labels: Any, *, weights: Any = None, nn: float = 0.15, degr
     params = local_params(degree, nn, None, kernel)
     check_choice(evaluation, EVALUATIONS, "evaluation")
     grid_size = check_grid_size(grid_size)
+    if frequency_weights is not None:
+        if evaluation != "exact":
+            raise ValueError("with frequency_weights the LCS takes evaluation='exact'; got "
+                             f"evaluation={plain(evaluation)!r}")
+        both = weighting(w, frequency_weights, s.size,
+                         aligned={"scores": scores, "labels": labels})
+        s, y, point, counts = positive_weight_rows(s, y, both.point, both.counts)
+        return lcs_from_sorted(sort_sample(s, y, point, counts), params, evaluation, grid_size)
     return lcs_of_sample(*positive_weight_rows(s, y, w), params, evaluation, grid_size)
 
 
@@ -203,7 +217,8 @@ def lcs_from_sorted(sample: SortedSample, params: LocalParams, evaluation: str =
     raw = fit(sample, grid, params, structure="tree" if evaluation == "locfit" else "exact").value
     warn_undefined(raw, "the LCS is NaN")
     g = np.clip(raw, 0.0, 1.0)
-    dens = reflected_kde_values(sample.scores, grid, sample.weights, is_sorted=True)
+    dens = reflected_kde_values(sample.scores, grid, sample.weights, is_sorted=True,
+                                counts=sample.counts)
     return float(np.sum(dens * (g - grid) ** 2) / dens.sum())
 
 
@@ -233,7 +248,7 @@ def lcs_unsorted(scores: np.ndarray, labels: np.ndarray, nn: float,
 
 @public_api
 def wmse(scores: Any, labels: Any, *, weights: Any = None, nn: float = 0.15,
-         grid_size: int = 101) -> float:
+         grid_size: int = 101, frequency_weights: Any = None) -> float:
     """Weighted MSE of the 2024 R code: nearest-neighbour means against the diagonal,
     weighted by the reflected density of the scores.
 
@@ -265,11 +280,33 @@ def wmse(scores: Any, labels: Any, *, weights: Any = None, nn: float = 0.15,
     ----------
     2024 R code of Machado, Charpentier, Flachaire, Gallic & Hu, functions
     ``local_ci_scores`` and ``weighted_mse``.
+
+    ``frequency_weights`` (counts of identical observations): the WMSE of the expanded rows,
+    n+ the number of observations (their normalised weights sum to it) and the density's
+    bandwidth that of the observations.
     """
     s, y, w = check_scores_labels(scores, labels, weights)
     nn = check_fraction(nn, "nn")
     grid_size = check_grid_size(grid_size)
+    if frequency_weights is not None:
+        both = weighting(w, frequency_weights, s.size,
+                         aligned={"scores": scores, "labels": labels})
+        s, y, point, counts = positive_weight_rows(s, y, both.point, both.counts)
+        return _wmse_counts(s, y, point, counts, nn, grid_size)
     return wmse_of_sample(s, y, w, nn, grid_size)
+
+
+def _wmse_counts(s: np.ndarray, y: np.ndarray, point: np.ndarray, counts: np.ndarray,
+                 nn: float, grid_size: int) -> float:
+    """:func:`wmse` of grouped rows (combined weights ``w f``, frequency weights ``counts``):
+    the weights normalised to sum to the N observations, k = round(N nn)."""
+    total = float(counts.sum())
+    mass = point * (total / float(point.sum()))
+    k = min(max(float(np.round(total * nn)), 1.0), total)
+    grid = np.linspace(0.0, 1.0, grid_size)
+    means = fit(sort_sample(s, y, mass), grid, NearestMean(k)).value
+    dens = reflected_kde_values(s, grid, point, counts=counts)
+    return float(np.sum(dens * (grid - means) ** 2) / dens.sum())
 
 
 def wmse_of_sample(s: np.ndarray, y: np.ndarray, w: np.ndarray | None, nn: float = 0.15,

@@ -8,13 +8,15 @@ import numpy as np
 
 from locacal._validation import check_scores_labels, positive_weight_rows, public_api
 from locacal.data.cells import LOG_LOSS_EPS, ScoreStatistics
+from locacal.data.frequency import weighting
 
 __all__ = ["LOG_LOSS_EPS", "log_loss"]
 
 
 
 @public_api
-def log_loss(scores: Any, labels: Any, *, weights: Any = None) -> float:
+def log_loss(scores: Any, labels: Any, *, weights: Any = None,
+             frequency_weights: Any = None) -> float:
     """Log loss: the (weighted) mean negative log-likelihood of the labels under the scores.
 
     .. math::
@@ -33,13 +35,20 @@ def log_loss(scores: Any, labels: Any, *, weights: Any = None) -> float:
         Scores in [0, 1] and 0/1 events.
     weights : array-like, optional
         Case weights.
+    frequency_weights : array-like, optional
+        Counts of identical observations: the log loss of the expanded rows (the mean
+        weighted by ``w f``).
 
     References
     ----------
     Good (1952), "Rational decisions", J. R. Stat. Soc. B 14(1); Gneiting & Raftery
     (2007), "Strictly proper scoring rules, prediction, and estimation", JASA 102.
     """
-    s, y, w = positive_weight_rows(*check_scores_labels(scores, labels, weights))
+    s, y, w = check_scores_labels(scores, labels, weights)
+    if frequency_weights is not None:
+        w = weighting(w, frequency_weights, s.size,
+                      aligned={"scores": scores, "labels": labels}).point
+    s, y, w = positive_weight_rows(s, y, w)
     p = np.clip(s, LOG_LOSS_EPS, 1.0 - LOG_LOSS_EPS)
     losses = -np.where(y == 1.0, np.log(p), np.log1p(-p))
     return float(np.average(losses, weights=w))

@@ -166,9 +166,17 @@ def _errors(sample: PreparedSample) -> Any:
     return calibration_errors(sample.scores, sample.labels, weights=sample.weights)
 
 
+def _split_weights(sample: PreparedSample) -> dict[str, Any]:
+    """The sample's weights as the public functions take them: relative weights, and the
+    frequency weights when the sample holds counts (its weights are then ``w f``)."""
+    if sample.counts is None:
+        return {"weights": sample.weights}
+    return {"weights": sample.weights / sample.counts, "frequency_weights": sample.counts}
+
+
 def _intercept_slope(sample: PreparedSample) -> Any:
     return calibration_intercept_slope(sample.scores, sample.labels,
-                                       weights=sample.weights)["estimate"]
+                                       **_split_weights(sample))["estimate"]
 
 
 def _smece(sample: PreparedSample) -> float:
@@ -178,7 +186,7 @@ def _smece(sample: PreparedSample) -> float:
 
 
 def _spiegelhalter(sample: PreparedSample) -> float:
-    return spiegelhalter_z(sample.scores, sample.labels, weights=sample.weights).statistic
+    return spiegelhalter_z(sample.scores, sample.labels, **_split_weights(sample)).statistic
 
 
 _SLIDES = "Machado, Charpentier, Flachaire, Gallic & Hu (2024), slides"
@@ -195,7 +203,7 @@ def _wmse(sample: PreparedSample) -> float:
     """The WMSE; without weights from the shared sort."""
     if sample.weights is None:
         return wmse_of_sample(sample.scores, sample.labels, None, sorted_sample=sample.sorted)
-    return wmse(sample.scores, sample.labels, weights=sample.weights)
+    return wmse(sample.scores, sample.labels, **_split_weights(sample))
 
 
 def _exact(cell_version: Callable[[ScoreStatistics], float]
@@ -394,6 +402,11 @@ _TABLE = (
 METRICS: MappingProxyType[str, Metric] = MappingProxyType({m.name: m for m in _TABLE})
 
 
+#: Metrics whose smoother counts rows (R's lowess of the ICI family, the smooth ECE's own
+#: kernel) or that take no weights (KL): not available with frequency_weights.
+NOT_WITH_COUNTS = frozenset({"ici", "e50", "e90", "emax", "smece", "kl"})
+
+
 def _names(metrics: Iterable[str]) -> tuple[str, ...]:
     if isinstance(metrics, str):
         raise TypeError(f"metrics must be a sequence of names, got the string {plain(metrics)!r}")
@@ -406,7 +419,8 @@ def _names(metrics: Iterable[str]) -> tuple[str, ...]:
 
 @public_api
 def evaluate(metrics: Iterable[str], scores: Any, labels: Any, *, weights: Any = None,
-             true_p: Any = None, threshold: float = 0.5) -> dict[str, float]:
+             true_p: Any = None, threshold: float = 0.5,
+             frequency_weights: Any = None) -> dict[str, float]:
     """Evaluate the named metrics on one sample, validating and sorting it once.
 
     Parameters
@@ -421,6 +435,9 @@ def evaluate(metrics: Iterable[str], scores: Any, labels: Any, *, weights: Any =
         Known probabilities; required by ``true_mse`` and ``kl``.
     threshold : float, default 0.5
         Classification threshold of the metrics that need one.
+    frequency_weights : array-like, optional
+        Counts of identical observations: each metric equals its value on the expanded rows
+        (:mod:`locacal.data.frequency`); the metrics of :data:`NOT_WITH_COUNTS` refuse them.
 
     Returns
     -------
@@ -433,7 +450,13 @@ def evaluate(metrics: Iterable[str], scores: Any, labels: Any, *, weights: Any =
         lacking = [m for m in names if "true_p" in METRICS[m].needs]
         if lacking:
             raise ValueError(f"metrics {lacking} need true_p")
-    sample = prepare(scores, labels, weights, true_p=true_p, threshold=threshold)
+    if frequency_weights is not None:
+        refused = [m for m in names if m in NOT_WITH_COUNTS]
+        if refused:
+            raise ValueError(f"metrics {refused} do not take frequency_weights yet (their "
+                             "smoothers count rows); leave them out or expand the rows")
+    sample = prepare(scores, labels, weights, true_p=true_p, threshold=threshold,
+                     frequency_weights=frequency_weights)
     return {m: METRICS[m].compute(sample) for m in names}
 
 
@@ -450,6 +473,9 @@ def evaluate_cells(metrics: Iterable[str], stats: ScoreStatistics, *,
         The cells of the sample (:func:`locacal.data.dask.statistics` for Dask input).
     threshold : float, default 0.5
         Classification threshold of the metrics that need one.
+    frequency_weights : array-like, optional
+        Counts of identical observations: each metric equals its value on the expanded rows
+        (:mod:`locacal.data.frequency`); the metrics of :data:`NOT_WITH_COUNTS` refuse them.
 
     Returns
     -------

@@ -14,6 +14,7 @@ from sklearn.base import clone
 from locacal._validation import (
     check_aligned,
     check_fraction,
+    check_frequency_weights,
     check_labels,
     check_probabilities,
     check_scores,
@@ -38,6 +39,8 @@ METRIC_COLUMNS = ("n", "true_mse", "brier", "ece", "qmse", "lcs", "accuracy", "s
 
 UNCALIBRATED = "uncalibrated"
 TRUE_P = "true_p"
+#: Column of :attr:`RecalibrationResult.scores` holding the frequency weights (count_column).
+COUNT = "count"
 
 #: Settings a method name implies in :func:`recalibrate` where they differ from the
 #: calibrator's defaults: the 2024 study's local regression (degree 0, rectangular kernel,
@@ -54,11 +57,20 @@ class _Split:
     scores: np.ndarray
     labels: np.ndarray
     true_p: np.ndarray | None
+    counts: np.ndarray | None = None
 
 
-def _as_split(data: Any, name: str, true_p: Any, columns: tuple[str, str]) -> _Split:
-    """Validate one split given as a DataFrame or a ``(scores, labels)`` pair."""
+def _as_split(data: Any, name: str, true_p: Any, columns: tuple[str, str],
+              count_column: str | None = None) -> _Split:
+    """Validate one split given as a DataFrame or a ``(scores, labels)`` pair; with
+    ``count_column`` (DataFrames only) the split's frequency weights."""
     score_col, label_col = columns
+    if count_column is not None and not isinstance(data, pd.DataFrame):
+        raise TypeError(f"count_column={plain(count_column)!r} names a column, but the {name} "
+                        "split is not a DataFrame")
+    if count_column is not None and count_column not in data.columns:
+        raise ValueError(f"the {name} DataFrame has no count column {plain(count_column)!r} "
+                         f"(columns: {list(data.columns)})")
     if isinstance(data, pd.DataFrame):
         for col in (score_col, label_col):
             if col not in data.columns:
@@ -82,7 +94,9 @@ def _as_split(data: Any, name: str, true_p: Any, columns: tuple[str, str]) -> _S
                    f"{name} true_p": true_p})
     y = check_labels(labels, s.size, f"{name} labels")
     p = None if true_p is None else check_probabilities(true_p, s.size, f"{name} true_p")
-    return _Split(s, y, p)
+    counts = None if count_column is None else check_frequency_weights(
+        data[count_column], s.size, f"{name} {count_column}")
+    return _Split(s, y, p, counts)
 
 
 def check_methods(methods: Any) -> dict[str, Any]:
@@ -107,9 +121,9 @@ def check_methods(methods: Any) -> dict[str, Any]:
     if not chosen:
         raise ValueError("methods is empty")
     for name in chosen:
-        if not isinstance(name, str) or name in (UNCALIBRATED, TRUE_P):
-            raise ValueError(f"method names must be strings other than {UNCALIBRATED!r} and "
-                             f"{TRUE_P!r}, got {plain(name)!r}")
+        if not isinstance(name, str) or name in (UNCALIBRATED, TRUE_P, COUNT):
+            raise ValueError(f"method names must be strings other than {UNCALIBRATED!r}, "
+                             f"{TRUE_P!r} and {COUNT!r}, got {plain(name)!r}")
     if len(chosen) != len(list(methods)):
         raise ValueError(f"methods holds a name twice: {list(methods)}")
     return {name: clone(est) for name, est in chosen.items()}
@@ -117,7 +131,8 @@ def check_methods(methods: Any) -> dict[str, Any]:
 
 def _metric_row(s: np.ndarray, split: _Split, threshold: float) -> dict[str, float]:
     names = [c for c in METRIC_COLUMNS if c != "true_mse" or split.true_p is not None]
-    return evaluate(names, s, split.labels, true_p=split.true_p, threshold=threshold)
+    return evaluate(names, s, split.labels, true_p=split.true_p, threshold=threshold,
+                    frequency_weights=split.counts)
 
 
 @dataclass(frozen=True, eq=False)
@@ -132,8 +147,9 @@ class RecalibrationResult:
         scores as given, each recalibrator's name, and ``"true_p"`` (the true probabilities
         used as scores, the floor of every metric) when they are known.
     scores : dict of DataFrame
-        By split name: columns ``label``, ``true_p`` (if known), ``uncalibrated`` and one
-        column of recalibrated scores per method.
+        By split name: columns ``label``, ``count`` (frequency weights, with
+        ``count_column``), ``true_p`` (if known), ``uncalibrated`` and one column of
+        recalibrated scores per method.
     maps : DataFrame
         Every fitted map on ``linspace(0, 1, 101)``: columns ``score, method, recalibrated``.
     calibrators : dict
@@ -208,10 +224,11 @@ class RecalibrationResult:
         ax_map, ax_curve = axes
         self.plot_maps(ax_map)
         frame = self.scores[split]
-        columns = [c for c in frame.columns if c not in ("label", TRUE_P)]
+        columns = [c for c in frame.columns if c not in ("label", TRUE_P, COUNT)]
+        counts = frame[COUNT] if COUNT in frame.columns else None
         for i, name in enumerate(columns):
             curve = calibration_curve(frame[name], frame["label"], method="local",
-                                      band=None, **SLIDES_LOCAL)
+                                      band=None, frequency_weights=counts, **SLIDES_LOCAL)
             curve.plot(ax=ax_curve, band=False, diagonal=i == 0, label=name,
                        color=palette(i))
         ax_curve.set(title=f"Calibration curves on the {split} split",
@@ -249,6 +266,7 @@ def recalibrate(
     threshold: float = 0.5,
     score_column: str = "score",
     label_column: str = "label",
+    count_column: str | None = None,
 ) -> RecalibrationResult:
     """Fit recalibration maps on a calibration split and compare them on every split.
 
@@ -280,6 +298,10 @@ def recalibrate(
         Classification threshold: the class is 1 when the score is >= threshold.
     score_column, label_column : str
         Column names for DataFrame splits.
+    count_column : str, optional
+        Column of frequency weights of DataFrame splits (grouped data: a row stands for that
+        many identical observations). Each map is fitted with ``frequency_weights=`` and every
+        metric is that of the expanded rows (:mod:`locacal.data.frequency`).
 
     Returns
     -------
@@ -318,7 +340,7 @@ def recalibrate(
             if name != "train":
                 raise ValueError(f"the {name} split is required")
             continue
-        splits[name] = _as_split(data, name, p, columns)
+        splits[name] = _as_split(data, name, p, columns, count_column)
     known = [sp.true_p is not None for sp in splits.values()]
     if any(known) and not all(known):
         raise ValueError("true_p is given for some splits only; give it for every split")
@@ -326,13 +348,18 @@ def recalibrate(
     cal = splits["calibration"]
     for name, est in estimators.items():
         try:
-            est.fit(cal.scores, cal.labels)
+            if cal.counts is None:
+                est.fit(cal.scores, cal.labels)
+            else:
+                est.fit(cal.scores, cal.labels, frequency_weights=cal.counts)
         except (TypeError, ValueError) as err:  # say which method and which split
             raise type(err)(f"fitting {plain(name)!r} on the calibration split: {err}") from err
 
     rows, frames = [], {}
     for split_name, sp in splits.items():
         frame = {"label": sp.labels.astype(np.int64)}
+        if sp.counts is not None:
+            frame[COUNT] = sp.counts
         if sp.true_p is not None:
             frame[TRUE_P] = sp.true_p
         frame[UNCALIBRATED] = sp.scores

@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterator, Sequence
 import numpy as np
 
 from locacal._validation import CalibrationWarning, warn
+from locacal.data.frequency import bootstrap_counts
 from locacal.metrics._null_statistics import binned_batch, lcs_batch, mcb_batch
 from locacal.metrics.registry import evaluate
 
@@ -90,14 +91,28 @@ def _report_dropped(values: np.ndarray, names: Sequence[str], what: str) -> None
 def bootstrap_replicates(names: Sequence[str], scores: np.ndarray, labels: np.ndarray, *,
                          weights: np.ndarray | None, true_p: np.ndarray | None,
                          threshold: float, n_boot: int, rng: np.random.Generator,
-                         tick: Callable[[], None]) -> np.ndarray:
+                         tick: Callable[[], None],
+                         counts: np.ndarray | None = None) -> np.ndarray:
     """The named metrics on ``n_boot`` resamples of the rows drawn with replacement.
 
     Returns an ``(n_boot, len(names))`` array; NaN where a replicate is undefined (counted
-    and reported by one CalibrationWarning).
+    and reported by one CalibrationWarning). With ``counts`` (frequency weights; ``weights``
+    relative) the observations are resampled: multinomial counts per row
+    (:func:`~locacal.data.frequency.bootstrap_counts`), the law of the expanded rows'
+    bootstrap.
     """
     n = scores.size
     replicates = np.full((n_boot, len(names)), np.nan)
+    if counts is not None:
+        for b in range(n_boot):
+            drawn = bootstrap_counts(rng, counts, n, 1)[0].astype(np.float64)
+            row = _quiet(lambda drawn=drawn: evaluate(
+                names, scores, labels, weights=weights, frequency_weights=drawn,
+                true_p=true_p, threshold=threshold))
+            replicates[b] = [row[m] for m in names]
+            tick()
+        _report_dropped(replicates, names, "bootstrap")
+        return replicates
     for b in range(n_boot):
         idx = rng.integers(0, n, size=n)
         row = _quiet(lambda idx=idx: evaluate(
@@ -181,14 +196,16 @@ def bootstrap_intervals(names: Sequence[str], scores: np.ndarray, labels: np.nda
                         values: np.ndarray, weights: np.ndarray | None,
                         true_p: np.ndarray | None, threshold: float, n_boot: int,
                         level: float, rng: np.random.Generator, tick: Callable[[], None]
-                        ) -> tuple[np.ndarray, np.ndarray]:
+                        ,
+                        counts: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Bootstrap intervals of the named metrics' population values.
 
     ``values`` holds the metrics on the data, in the order of ``names``. Returns
     ``(lower, upper)``: :func:`interval_bounds` of :func:`bootstrap_replicates`.
     """
     replicates = bootstrap_replicates(names, scores, labels, weights=weights, true_p=true_p,
-                                      threshold=threshold, n_boot=n_boot, rng=rng, tick=tick)
+                                      threshold=threshold, n_boot=n_boot, rng=rng, tick=tick,
+                                      counts=counts)
     return interval_bounds(names, values, replicates, level)
 
 
@@ -202,12 +219,17 @@ def _null_draws(scores: np.ndarray, n_draws: int, rng: np.random.Generator
 
 def null_means(names: Sequence[str], scores: np.ndarray, *, weights: np.ndarray | None,
                threshold: float, n_draws: int, rng: np.random.Generator,
-               tick: Callable[[], None]) -> np.ndarray:
+               tick: Callable[[], None], counts: np.ndarray | None = None) -> np.ndarray:
     """Mean of each named metric over ``n_draws`` label vectors D* ~ Bernoulli(scores).
 
     Names outside :data:`NULL_METRICS` get NaN. The rows are sorted by score first (the
-    metrics do not depend on the row order).
+    metrics do not depend on the row order). With ``counts`` (frequency weights, ``weights``
+    relative) each observation draws its own label: a row of f copies holds
+    Binomial(f, s) events, split into an event row and a non-event row with those counts.
     """
+    if counts is not None:
+        return _null_means_counts(names, scores, weights, counts, threshold, n_draws, rng,
+                                  tick)
     order = np.argsort(scores, kind="stable")
     s = scores[order]
     w = None if weights is None else weights[order]
@@ -228,6 +250,31 @@ def null_means(names: Sequence[str], scores: np.ndarray, *, weights: np.ndarray 
                 values[done + i, [column[m] for m in looped]] = [row[m] for m in looped]
             tick()
         done += labels.shape[0]
+    _report_dropped(values, wanted, "null expectation")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        means = dict(zip(wanted, np.nanmean(values, axis=0), strict=True))
+    return np.array([means.get(m, np.nan) for m in names])
+
+
+def _null_means_counts(names: Sequence[str], scores: np.ndarray, weights: np.ndarray | None,
+                       counts: np.ndarray, threshold: float, n_draws: int,
+                       rng: np.random.Generator, tick: Callable[[], None]) -> np.ndarray:
+    """:func:`null_means` of grouped rows (frequency weights), one evaluation per draw."""
+    wanted = [m for m in names if m in NULL_METRICS]
+    values = np.full((n_draws, len(wanted)), np.nan)
+    s2 = np.concatenate([scores, scores])
+    y2 = np.concatenate([np.ones_like(scores), np.zeros_like(scores)])
+    w2 = None if weights is None else np.concatenate([weights, weights])
+    whole = counts.astype(np.int64)
+    for b in range(n_draws):
+        events = rng.binomial(whole, scores).astype(np.float64)
+        f2 = np.concatenate([events, counts - events])
+        if wanted:
+            row = _quiet(lambda f2=f2: evaluate(wanted, s2, y2, weights=w2,
+                                                frequency_weights=f2, threshold=threshold))
+            values[b] = [row[m] for m in wanted]
+        tick()
     _report_dropped(values, wanted, "null expectation")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)

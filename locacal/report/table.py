@@ -29,8 +29,9 @@ from locacal._validation import (
     public_api,
 )
 from locacal.data.dask import statistics
+from locacal.data.frequency import weighting
 from locacal.data.groups import pop_by_column, split_by
-from locacal.metrics.registry import METRICS, evaluate, evaluate_cells
+from locacal.metrics.registry import METRICS, NOT_WITH_COUNTS, evaluate, evaluate_cells
 from locacal.report.intervals import bootstrap_intervals, null_means
 
 __all__ = ["CELL_COLUMNS", "CELL_EXTRAS", "CI_COLUMNS", "CLINICAL_COLUMNS", "EXPLAIN_COLUMNS",
@@ -89,38 +90,53 @@ def _columns(clinical: bool, extra: Sequence[str], true_p: Any) -> tuple[str, ..
     return columns + added
 
 
-def _computed(columns: tuple[str, ...], true_p: Any, weights: Any) -> tuple[str, ...]:
+def _computed(columns: tuple[str, ...], true_p: Any, weights: Any,
+              frequency_weights: Any = None) -> tuple[str, ...]:
     """The report's metrics that these inputs define: no true MSE without true_p, no smooth
-    ECE with weights (it has no weighted version); those are NaN in the report."""
+    ECE with weights (it has no weighted version), none of ``NOT_WITH_COUNTS`` with
+    frequency weights; those are NaN in the report."""
     return tuple(c for c in columns
                  if not (c == "true_mse" and true_p is None)
-                 and not (c == "smece" and weights is not None))
+                 and not (c == "smece" and weights is not None)
+                 and not (frequency_weights is not None and c in NOT_WITH_COUNTS))
 
 
 def _one_report(scores: Any, labels: Any, true_p: Any, weights: Any, threshold: float,
-                columns: tuple[str, ...] = REPORT_COLUMNS) -> pd.Series:
-    row = evaluate(_computed(columns, true_p, weights), scores, labels, weights=weights,
-                   true_p=true_p, threshold=threshold)
+                columns: tuple[str, ...] = REPORT_COLUMNS, *,
+                frequency_weights: Any = None) -> pd.Series:
+    row = evaluate(_computed(columns, true_p, weights, frequency_weights), scores, labels,
+                   weights=weights, true_p=true_p, threshold=threshold,
+                   frequency_weights=frequency_weights)
     return pd.Series({c: row.get(c, np.nan) for c in columns}, name="value")
 
 
 def _one_ci_report(scores: Any, labels: Any, true_p: Any, weights: Any, threshold: float,
                    n_boot: int, level: float, entropy: int, tick: Callable[[], None],
-                   columns: tuple[str, ...]) -> pd.DataFrame:
-    value = _one_report(scores, labels, true_p, weights, threshold, columns)  # validates first
+                   columns: tuple[str, ...], *,
+                   frequency_weights: Any = None) -> pd.DataFrame:
+    value = _one_report(scores, labels, true_p, weights, threshold, columns,
+                        frequency_weights=frequency_weights)  # validates first
     s, y, w = check_scores_labels(scores, labels, weights)
     p = None if true_p is None else check_probabilities(true_p, s.size)
+    counts = None
     # rows of weight zero are not in the sample: no resample or null draw holds them
-    s, y, w, p = positive_weight_rows(s, y, w, p)
-    names = tuple(m for m in _computed(columns, true_p, weights) if m != "n")
+    if frequency_weights is not None:  # relative weights and counts, resampled apart
+        both = weighting(w, frequency_weights, s.size)
+        s, y, point, p, counts = positive_weight_rows(s, y, both.point, p, both.counts)
+        w = point / counts
+    else:
+        s, y, w, p = positive_weight_rows(s, y, w, p)
+    names = tuple(m for m in _computed(columns, true_p, weights, frequency_weights)
+                  if m != "n")
     # one entropy for every model: the same bootstrap rows and null draws (paired comparison)
     boot_seed, null_seed = np.random.SeedSequence(entropy).spawn(2)
     lower, upper = bootstrap_intervals(names, s, y, values=value[list(names)].to_numpy(),
                                        weights=w, true_p=p, threshold=threshold,
                                        n_boot=n_boot, level=level,
-                                       rng=np.random.default_rng(boot_seed), tick=tick)
+                                       rng=np.random.default_rng(boot_seed), tick=tick,
+                                       counts=counts)
     null = null_means(names, s, weights=w, threshold=threshold, n_draws=n_boot,
-                      rng=np.random.default_rng(null_seed), tick=tick)
+                      rng=np.random.default_rng(null_seed), tick=tick, counts=counts)
     table = pd.DataFrame(np.nan, index=pd.Index(columns, name="metric"),
                          columns=list(CI_COLUMNS))
     table["value"] = value
@@ -170,6 +186,7 @@ def calibration_report(scores: Any, labels: Any, *, true_p: Any = None, weights:
                        threshold: float = 0.5, clinical: bool = False,
                        extra: Sequence[str] = (), ci: bool = False, n_boot: int = 200,
                        level: float = 0.95, seed: Any = None,
+                       frequency_weights: Any = None,
                        by: Any = None) -> pd.Series | pd.DataFrame:
     """Every metric of locacal for one model, or for several models side by side.
 
@@ -184,6 +201,12 @@ def calibration_report(scores: Any, labels: Any, *, true_p: Any = None, weights:
         Known probabilities (simulations): adds the true MSE (NaN otherwise).
     weights : array-like, optional
         Observation weights. The smooth ECE has no weighted version: NaN with weights.
+    frequency_weights : array-like, optional
+        Counts (a row stands for that many identical observations): every value equals the
+        report of the expanded rows, and ``ci`` resamples observations (multinomial counts
+        per row) and draws each observation's null label; the metrics whose smoothers count
+        rows (ICI, E50, E90, Emax: R's lowess; smooth ECE) are NaN
+        (:data:`locacal.metrics.registry.NOT_WITH_COUNTS`).
     threshold : float, default 0.5
         Classification threshold for accuracy, sensitivity, specificity and the slides' ECE.
     clinical : bool, default False
@@ -303,21 +326,27 @@ def calibration_report(scores: Any, labels: Any, *, true_p: Any = None, weights:
     if by is not None:
         return _report_by_group(scores, labels, by, dict(
             true_p=true_p, weights=weights, threshold=threshold, clinical=clinical,
-            extra=extra, ci=ci, n_boot=n_boot, level=level, seed=seed))
+            extra=extra, ci=ci, n_boot=n_boot, level=level, seed=seed,
+            frequency_weights=frequency_weights))
     inputs = scores.values() if isinstance(scores, Mapping) else [scores]
     if has_dask(labels, weights, true_p, *inputs):
+        if frequency_weights is not None:
+            raise TypeError("frequency_weights take in-memory counts; with Dask input give "
+                            "the rows themselves")
         return _dask_report(scores, labels, weights, true_p, threshold, ci, columns)
     if isinstance(scores, pd.DataFrame):
         scores = {str(c): scores[c] for c in scores.columns}
     if not ci:
         if isinstance(scores, Mapping):
             rows = [
-                _one_report(v, labels, true_p, weights, threshold, columns).rename(str(name))
+                _one_report(v, labels, true_p, weights, threshold, columns,
+                            frequency_weights=frequency_weights).rename(str(name))
                 for name, v in scores.items()
             ]
             table = pd.DataFrame(rows).rename_axis("model").reset_index()
             return table[["model", *columns]]
-        return _one_report(scores, labels, true_p, weights, threshold, columns)
+        return _one_report(scores, labels, true_p, weights, threshold, columns,
+                           frequency_weights=frequency_weights)
     entropy = int(np.random.default_rng(seed).integers(2**63))
     models = dict(scores) if isinstance(scores, Mapping) else {None: scores}
     n = len(labels) if hasattr(labels, "__len__") else 0
@@ -325,7 +354,9 @@ def calibration_report(scores: Any, labels: Any, *, true_p: Any = None, weights:
                             n_boot * n * len(models) >= _PROGRESS_CELLS)
     try:
         tables = {name: _one_ci_report(v, labels, true_p, weights, threshold, n_boot, level,
-                                       entropy, tick, columns) for name, v in models.items()}
+                                       entropy, tick, columns,
+                                       frequency_weights=frequency_weights)
+                  for name, v in models.items()}
     finally:
         close()
     if not isinstance(scores, Mapping):
@@ -339,7 +370,8 @@ def _report_by_group(scores: Any, labels: Any, by: Any,
     """``calibration_report`` of each group's rows, stacked under a group column."""
     scores, by = pop_by_column(scores, by)
     inputs = scores.values() if isinstance(scores, Mapping) else [scores]
-    if has_dask(labels, by, options["weights"], options["true_p"], *inputs):
+    if has_dask(labels, by, options["weights"], options["true_p"],
+                options["frequency_weights"], *inputs):
         raise ValueError("by= is not available with Dask input; report each group's Dask "
                          "collection on its own")
     rows = np.asarray(labels).shape[0] if np.ndim(labels) else 0
@@ -358,7 +390,9 @@ def _report_by_group(scores: Any, labels: Any, by: Any,
     for group, index in groups:
         part = calibration_report(subset(scores, index), subset(labels, index),
                                   **{**options, "true_p": subset(options["true_p"], index),
-                                     "weights": subset(options["weights"], index)})
+                                     "weights": subset(options["weights"], index),
+                                     "frequency_weights": subset(options["frequency_weights"],
+                                                                 index)})
         frame = part.to_frame().T if isinstance(part, pd.Series) else part
         if options["ci"] and isinstance(part, pd.DataFrame) and "metric" not in frame:
             frame = frame.rename_axis("metric").reset_index()
