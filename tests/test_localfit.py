@@ -83,3 +83,22 @@ def test_bad_outputs_and_strategy_names_are_refused():
         fit(sample, np.array([0.5]), LocalParams(), structure="rbox")
     with pytest.raises(ValueError, match="backend"):
         fit(sample, np.array([0.5]), LocalParams(), backend="R")
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_label_vectors_equal_one_fit_per_vector(weighted):
+    # fit(labels=...) fits B label vectors on the sample's scores and weights at once: degree
+    # 0 rect from float64 running sums (exact integers without weights, so bit for bit the
+    # single fit's int64 counts; with weights against the single fit's long-double sums),
+    # other degrees and kernels as one copy per row (resampled_fits' summation order)
+    s, y, w = _sample(400, 3, weighted)
+    sample = sort_sample(s, y, w)
+    labels = np.random.default_rng(4).uniform(size=(6, sample.n)) < sample.scores
+    grid = np.linspace(0.05, 0.95, 13)
+    # (weighted degree 0: measured 1.4e-15)
+    for params, atol in ((local_params(0, 0.15, None, "rect"), 0.0 if w is None else 1e-14),
+                         (local_params(1, 0.4, None, "tricube"), 1e-12)):
+        got = fit(sample, grid, params, labels=labels.astype(np.float64)).value
+        for row, vector in zip(got, labels, strict=True):
+            single = fit(sort_sample(sample.scores, vector, sample.weights), grid, params).value
+            np.testing.assert_allclose(row, single, rtol=0, atol=atol)

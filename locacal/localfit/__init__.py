@@ -12,6 +12,9 @@ rows (tuple)           GaussianKernel                   direct or binned kernel 
 rows (tuple)           LocalParams or NearestMean       sorted once, then as below
 SortedSample           NearestMean                      bisection + prefix sums (``_knn``)
 SortedSample           ``copies`` and ``events``        every resample at once (``_resample``)
+SortedSample           ``labels`` (B label vectors)     every vector at once: running sums for
+                                                        degree 0 rect, else as one copy per
+                                                        row (``_resample``)
 SortedSample           ``points="data"``                value and influence at the rows
                                                         (``_influence``: ``_blocks``, ``_segment``)
 SortedSample           ``backend="locfit"``             R's locfit (``rlocfit``) for the value
@@ -59,7 +62,7 @@ from locacal.localfit._influence import block_cache, fit_at_data
 from locacal.localfit._knn import knn_means
 from locacal.localfit._many import fit_sorted
 from locacal.localfit._params import EVALUATIONS, MAX_MAXK, check_maxk, local_params
-from locacal.localfit._resample import resampled_fits, resamples
+from locacal.localfit._resample import label_fits, resampled_fits, resamples
 from locacal.localfit._segment import ExactLocalMap
 from locacal.localfit._tree import build_tree
 from locacal.localfit._window import KERNELS, effective_count, warn_if_widened
@@ -135,7 +138,7 @@ def fit(data: SortedSample | ScoreStatistics | Rows, points: np.ndarray | Litera
         outputs: tuple[str, ...] = ("value",), structure: str = "exact",
         backend: str = "native", maxk: int = 200, many_points: bool = False,
         copies: np.ndarray | None = None, events: np.ndarray | None = None,
-        cache: dict | None = None) -> LocalFits:
+        labels: np.ndarray | None = None, cache: dict | None = None) -> LocalFits:
     """Local fits of the labels on the scores at ``points`` (the module's strategy table).
 
     Parameters
@@ -194,6 +197,8 @@ def fit(data: SortedSample | ScoreStatistics | Rows, points: np.ndarray | Litera
         return LocalFits(knn_means(sample, points, params.k))
     if copies is not None:
         return LocalFits(resampled_fits(sample, params, points, copies, events))
+    if labels is not None:
+        return LocalFits(label_fits(sample, params, points, labels))
     if isinstance(points, str):
         return _at_data(sample, params, cache)
     value, unsplittable = None, ()
