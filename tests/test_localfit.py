@@ -102,3 +102,29 @@ def test_label_vectors_equal_one_fit_per_vector(weighted):
         for row, vector in zip(got, labels, strict=True):
             single = fit(sort_sample(sample.scores, vector, sample.weights), grid, params).value
             np.testing.assert_allclose(row, single, rtol=0, atol=atol)
+
+
+def test_cell_index_and_cell_nearest_mean_rows():
+    # a CellIndex of unweighted rows: the window means without sorting, bit for bit the
+    # sorted fit; None when the undecided cells hold too many rows (the caller sorts)
+    from locacal.data.cells import ScoreStatistics
+    from locacal.data.grid import CellIndex
+    from locacal.localfit._cells import nearest_mean
+
+    s, y, _ = _sample(5000, 6)
+    grid = np.linspace(0, 1, 21)
+    params = local_params(0, 0.15, None, "rect")
+    got = fit(CellIndex(s, y.astype(np.float64)), grid, params).value
+    np.testing.assert_array_equal(got, fit(sort_sample(s, y, None), grid, params).value)
+    piled = np.repeat([0.3, 0.6], 2500)
+    assert fit(CellIndex(piled, y.astype(np.float64)), grid, params).value is None
+    with pytest.raises(ValueError, match="CellIndex"):
+        fit(CellIndex(s, y.astype(np.float64)), grid, local_params(1, 0.15, None, "rect"))
+    # the WMSE's nearest-weight mean from the cell sums, with its bound
+    stats = ScoreStatistics.from_arrays(s, y.astype(np.float64))
+    fits = fit(stats, grid, NearestMean(750.0), outputs=("value", "bound"))
+    value, bound = nearest_mean(stats, grid, 750.0)
+    np.testing.assert_array_equal(fits.value, value)
+    np.testing.assert_array_equal(fits.bound, bound)
+    exact = fit(sort_sample(s, y, None), grid, NearestMean(750.0)).value
+    assert np.all(np.abs(fits.value - exact) <= fits.bound + 1e-12)

@@ -28,6 +28,12 @@ SortedSample           value only, ``many_points``      ``_direct`` while distin
 ScoreStatistics        LocalParams (degree 0 or 1,      binned local fit from the cell sums, with
                        rect or tricube, a span nn)      its ``bound`` and ``var_factor``
                                                         (``_cells``)
+ScoreStatistics        NearestMean                      the nearest-weight mean from the cell
+                                                        masses, with its ``bound`` (``_cells``)
+CellIndex              LocalParams (degree 0, rect,     the window means without sorting, by
+                       a span nn), unweighted rows      cell counts (``_selection``); value None
+                                                        when the scores are too concentrated
+                                                        (the caller sorts)
 =====================  ===============================  ===========================================
 
 The cell sums of a sample (:class:`~locacal.data.cells.ScoreStatistics`, the Dask path) are
@@ -54,8 +60,9 @@ import numpy as np
 
 from locacal._validation import check_choice, warn
 from locacal.data.cells import ScoreStatistics
+from locacal.data.grid import CellIndex
 from locacal.data.sample import SortedSample, sort_sample
-from locacal.localfit._cells import local_fit, local_variance_factor
+from locacal.localfit._cells import local_fit, local_variance_factor, nearest_mean
 from locacal.localfit._direct import SEQUENTIAL_BUDGET, LocalParams, fit_points
 from locacal.localfit._gauss import kernel_regression, kernel_var_factor
 from locacal.localfit._influence import block_cache, fit_at_data
@@ -64,6 +71,7 @@ from locacal.localfit._many import fit_sorted
 from locacal.localfit._params import EVALUATIONS, MAX_MAXK, check_maxk, local_params
 from locacal.localfit._resample import label_fits, resampled_fits, resamples
 from locacal.localfit._segment import ExactLocalMap
+from locacal.localfit._selection import selected_means
 from locacal.localfit._tree import build_tree
 from locacal.localfit._window import KERNELS, effective_count, warn_if_widened
 
@@ -133,8 +141,8 @@ def warn_undefined(raw: np.ndarray, consequence: str = "the estimate is NaN ther
 Rows = tuple[np.ndarray, np.ndarray, Any]
 
 
-def fit(data: SortedSample | ScoreStatistics | Rows, points: np.ndarray | Literal["data"],
-        params: LocalParams | NearestMean | GaussianKernel, *,
+def fit(data: SortedSample | ScoreStatistics | CellIndex | Rows,
+        points: np.ndarray | Literal["data"], params: LocalParams | NearestMean | GaussianKernel, *,
         outputs: tuple[str, ...] = ("value",), structure: str = "exact",
         backend: str = "native", maxk: int = 200, many_points: bool = False,
         copies: np.ndarray | None = None, events: np.ndarray | None = None,
@@ -143,11 +151,14 @@ def fit(data: SortedSample | ScoreStatistics | Rows, points: np.ndarray | Litera
 
     Parameters
     ----------
-    data : SortedSample, ScoreStatistics or (scores, labels, weights)
+    data : SortedSample, ScoreStatistics, CellIndex or (scores, labels, weights)
         Validated data: sorted once by :func:`~locacal.data.sample.sort_sample`, the rows
-        in their own order (Gaussian kernel sums; the others sort them here), or the cell
+        in their own order (Gaussian kernel sums; the others sort them here), the cell
         sums of a sample (binned fit: ``LocalParams`` of degree 0 or 1, rect or tricube,
-        a span ``nn``; outputs among ``"value"``, ``"bound"``, ``"var_factor"``).
+        a span ``nn``, outputs among ``"value"``, ``"bound"``, ``"var_factor"``; or
+        ``NearestMean``, outputs ``"value"``, ``"bound"``), or the cell index of unweighted
+        rows (:class:`~locacal.data.grid.CellIndex`: ``LocalParams`` of degree 0, rect, a
+        span ``nn``; the value, None when the selection does not pay).
     points : ndarray or "data"
         Validated evaluation points in [0, 1]; ``"data"``: every sorted row's own score.
     params : LocalParams, NearestMean or GaussianKernel
@@ -180,6 +191,8 @@ def fit(data: SortedSample | ScoreStatistics | Rows, points: np.ndarray | Litera
     cache = {} if cache is None else cache
     if isinstance(data, ScoreStatistics):
         return _from_cells(data, points, params, outputs, structure, backend)
+    if isinstance(data, CellIndex):
+        return _by_selection(data, points, params, outputs, structure, backend)
     if "bound" in outputs:
         raise ValueError("outputs: 'bound' is the binned fit's, available from cell "
                          "statistics (ScoreStatistics) only")
@@ -226,6 +239,13 @@ def _from_cells(cells: ScoreStatistics, points: np.ndarray, params: Any,
     if other:
         raise ValueError(f"outputs: {other} are not available from cell statistics; choose "
                          f"among {list(CELL_OUTPUTS)}")
+    if isinstance(params, NearestMean) and structure == "exact" and backend == "native":
+        if "var_factor" in outputs:
+            raise ValueError("outputs: 'var_factor' is not available for NearestMean from "
+                             "cell statistics; choose among ['value', 'bound']")
+        value, bound = nearest_mean(cells, points, params.k)
+        return LocalFits(value=value if "value" in outputs else None,
+                         bound=bound if "bound" in outputs else None)
     if (not isinstance(params, LocalParams) or params.h is not None or params.nn is None
             or structure != "exact" or backend != "native"):
         raise ValueError("from cell statistics the local fit takes LocalParams with a span nn "
@@ -239,6 +259,20 @@ def _from_cells(cells: ScoreStatistics, points: np.ndarray, params: Any,
                                            params.kernel)
     return LocalFits(value=value if "value" in outputs else None,
                      bound=bound if "bound" in outputs else None, var_factor=var_factor)
+
+
+def _by_selection(cells: CellIndex, points: np.ndarray, params: Any,
+                  outputs: tuple[str, ...], structure: str, backend: str) -> LocalFits:
+    """The window means of unweighted rows without sorting them (``_selection``), bit for bit
+    the sorted fit's; value None when the undecided cells hold too many rows."""
+    if (params != LocalParams(0, getattr(params, "nn", None), None, "rect") or params.nn is None
+            or set(outputs) != {"value"} or structure != "exact" or backend != "native"):
+        raise ValueError("from a CellIndex the local fit takes LocalParams of degree 0, the "
+                         "rect kernel and a span nn (no h), outputs=('value',), "
+                         "structure='exact' and backend='native'; got "
+                         f"params={params!r}, outputs={outputs!r}, structure={structure!r}, "
+                         f"backend={backend!r}")
+    return LocalFits(value=selected_means(cells, points, params.nn))
 
 
 def _cached(cache: dict, key: tuple, build: Any) -> Any:
