@@ -46,6 +46,16 @@ Measured (``--reps 50,20``, 2 shared cores under heavy load from other jobs, 202
         100000       2.03    not run
        1000000      21.49    not run
 
+Peak memory (``--no-ise --no-timing --memory-sizes 1e5,1e6``, 2026-11-25; before the block
+sums were recomputed on demand: 224 MB at n = 2e5, about 1.1 GB at 1e6)::
+
+    smoothing_table (defaults: 20 spans, degree 1, tricube): peak memory (tracemalloc)
+             n    peak MB    seconds
+        100000       53.2      26.75
+       1000000      229.4     165.59
+
+(seconds on 2 cores shared with 8 other jobs, load average about 20.)
+
 Held out (``--holdout --no-timing --reps 50,20``: shapes and seeds the half-standard-error
 rule was not tuned on, 2026-11-23)::
 

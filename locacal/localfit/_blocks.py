@@ -299,7 +299,7 @@ class _InBlockSums:
     ``rows(c0, c1)`` gives ``u`` and the columns of rows ``[c0, c1)``.
     """
 
-    _KEPT_CHUNKS = 4
+    _KEPT_CHUNKS = 3
 
     def __init__(self, rows: Any, n: int, orders: list[int], size: int, reverse: bool,
                  keep: np.ndarray | None = None) -> None:

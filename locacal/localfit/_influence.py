@@ -42,7 +42,7 @@ from locacal.localfit._window import (
 __all__ = ["DataFit", "block_cache", "fit_at_data"]
 
 #: Points whose windows are searched at once (bounds the searches' temporaries).
-WINDOW_CHUNK = 1 << 18
+WINDOW_CHUNK = 1 << 16
 
 @dataclass(frozen=True)
 class DataFit:

@@ -9,8 +9,8 @@ density needs the scores' sums, four order statistics and a linear binning on th
 order. Here the scores are sorted only where the answer depends on their order:
 
 1. One pass puts each score in its cell j = floor(s B), B = 2^16 (exact: B is a power of two)
-   and counts rows and events per cell (``bincount``); the same cells give the density's
-   linear binning.
+   and counts rows and events per cell (``bincount``; :class:`locacal.data.grid.CellIndex`);
+   the same cells give the density's linear binning.
 2. For a grid point t in cell c, let N(r) count the rows of cells c - r .. c + r and r* be the
    smallest r with N(r) >= k. Then the k-th smallest distance h lies in
    [(r* - 1) / B, (r* + 1) / B] (to the rounding of one subtraction, ~1e-16, far inside a
