@@ -2,7 +2,12 @@
 
 Run ``python benchmarks/bench_selection.py`` (``--reps 50,10`` replicates at n = 2000 and
 20000, ``--timing-sizes 1e4,1e5,1e6``, ``--r-max 1e4``, ``--no-r``, ``--no-ise``,
-``--no-timing``, ``--holdout`` for shapes and seeds the selection rule was not tuned on).
+``--no-timing``, ``--memory-sizes 1e5,1e6``, ``--no-memory``, ``--holdout`` for shapes and
+seeds the selection rule was not tuned on).
+
+**Memory.** Peak memory (``tracemalloc``: every NumPy buffer allocated during the call) of
+:func:`smoothing_table` with its defaults (20 spans, degree 1, tricube) on uniform scores;
+issue 17's target is at most 250 MB at n = 1e6.
 
 **ISE simulation.** Scores and labels from ``locacal.simulate.logistic_dgp(n, gamma=g)``:
 the score is ``expit(gamma eta)`` and the label ~ Bernoulli(``expit(eta)``), so the true
@@ -41,6 +46,16 @@ Measured (``--reps 50,20``, 2 shared cores under heavy load from other jobs, 202
         100000       2.03    not run
        1000000      21.49    not run
 
+Peak memory (``--no-ise --no-timing --memory-sizes 1e5,1e6``, 2026-11-25; before the block
+sums were recomputed on demand: 224 MB at n = 2e5, about 1.1 GB at 1e6)::
+
+    smoothing_table (defaults: 20 spans, degree 1, tricube): peak memory (tracemalloc)
+             n    peak MB    seconds
+        100000       53.2      26.75
+       1000000      229.4     165.59
+
+(seconds on 2 cores shared with 8 other jobs, load average about 20.)
+
 Held out (``--holdout --no-timing --reps 50,20``: shapes and seeds the half-standard-error
 rule was not tuned on, 2026-11-23)::
 
@@ -67,6 +82,7 @@ import shutil
 import subprocess
 import tempfile
 import time
+import tracemalloc
 from pathlib import Path
 
 import numpy as np
@@ -159,6 +175,23 @@ def timing(sizes: list[int], use_r: bool, r_max: int) -> None:
         print(f"{n:10d} {ours:10.2f} {theirs}", flush=True)
 
 
+def memory(sizes: list[int]) -> None:
+    print("\nsmoothing_table (defaults: 20 spans, degree 1, tricube): peak memory "
+          "(tracemalloc)")
+    print(f"{'n':>10s} {'peak MB':>10s} {'seconds':>10s}")
+    rng = np.random.default_rng(0)
+    for n in sizes:
+        s = rng.uniform(size=n)
+        d = (rng.uniform(size=n) < s ** 2).astype(np.float64)
+        tracemalloc.start()
+        start = time.perf_counter()
+        smoothing_table(s, d)
+        seconds = time.perf_counter() - start
+        peak = tracemalloc.get_traced_memory()[1] / 1e6
+        tracemalloc.stop()
+        print(f"{n:10d} {peak:10.1f} {seconds:10.2f}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--reps", default="50,10")
@@ -167,6 +200,8 @@ def main() -> None:
     parser.add_argument("--no-r", action="store_true")
     parser.add_argument("--no-ise", action="store_true")
     parser.add_argument("--no-timing", action="store_true")
+    parser.add_argument("--memory-sizes", default="1e5,1e6")
+    parser.add_argument("--no-memory", action="store_true")
     parser.add_argument("--holdout", action="store_true",
                         help="other shapes (gamma 3, 1.5, 1/3) and seeds from 1000")
     args = parser.parse_args()
@@ -178,6 +213,8 @@ def main() -> None:
         sizes = [int(float(x)) for x in args.timing_sizes.split(",")]
         timing(sizes, not args.no_r and shutil.which("Rscript") is not None,
                int(args.r_max))
+    if not args.no_memory:
+        memory([int(float(x)) for x in args.memory_sizes.split(",")])
 
 
 if __name__ == "__main__":

@@ -6,9 +6,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import locacal
+from locacal.data.grid import CellIndex
 from locacal.data.sample import sort_sample
 from locacal.localfit import fit, local_params
-from locacal.localfit._selection import _Cells, nearest_means
+from locacal.localfit._selection import nearest_means
 from locacal.metrics.lcs_wmse import lcs_from_sorted, lcs_unsorted
 
 
@@ -39,7 +40,7 @@ def test_nearest_means_are_the_sorted_fit_bit_for_bit(seed, n, digits, nn):
 def test_order_statistics_of_gathered_cells():
     rng = np.random.default_rng(1)
     s, y = _sample(rng, 5000, digits=3)
-    cells = _Cells(s, y)
+    cells = CellIndex(s, y)
     cells.gather(np.ones(2**16, dtype=bool))
     ranks = [0, 1, 1249, 2500, 4998, 4999]
     assert [cells.order_stat(r) for r in ranks] == np.sort(s)[ranks].tolist()

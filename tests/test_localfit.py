@@ -83,3 +83,48 @@ def test_bad_outputs_and_strategy_names_are_refused():
         fit(sample, np.array([0.5]), LocalParams(), structure="rbox")
     with pytest.raises(ValueError, match="backend"):
         fit(sample, np.array([0.5]), LocalParams(), backend="R")
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_label_vectors_equal_one_fit_per_vector(weighted):
+    # fit(labels=...) fits B label vectors on the sample's scores and weights at once: degree
+    # 0 rect from float64 running sums (exact integers without weights, so bit for bit the
+    # single fit's int64 counts; with weights against the single fit's long-double sums),
+    # other degrees and kernels as one copy per row (resampled_fits' summation order)
+    s, y, w = _sample(400, 3, weighted)
+    sample = sort_sample(s, y, w)
+    labels = np.random.default_rng(4).uniform(size=(6, sample.n)) < sample.scores
+    grid = np.linspace(0.05, 0.95, 13)
+    # (weighted degree 0: measured 1.4e-15)
+    for params, atol in ((local_params(0, 0.15, None, "rect"), 0.0 if w is None else 1e-14),
+                         (local_params(1, 0.4, None, "tricube"), 1e-12)):
+        got = fit(sample, grid, params, labels=labels.astype(np.float64)).value
+        for row, vector in zip(got, labels, strict=True):
+            single = fit(sort_sample(sample.scores, vector, sample.weights), grid, params).value
+            np.testing.assert_allclose(row, single, rtol=0, atol=atol)
+
+
+def test_cell_index_and_cell_nearest_mean_rows():
+    # a CellIndex of unweighted rows: the window means without sorting, bit for bit the
+    # sorted fit; None when the undecided cells hold too many rows (the caller sorts)
+    from locacal.data.cells import ScoreStatistics
+    from locacal.data.grid import CellIndex
+    from locacal.localfit._cells import nearest_mean
+
+    s, y, _ = _sample(5000, 6)
+    grid = np.linspace(0, 1, 21)
+    params = local_params(0, 0.15, None, "rect")
+    got = fit(CellIndex(s, y.astype(np.float64)), grid, params).value
+    np.testing.assert_array_equal(got, fit(sort_sample(s, y, None), grid, params).value)
+    piled = np.repeat([0.3, 0.6], 2500)
+    assert fit(CellIndex(piled, y.astype(np.float64)), grid, params).value is None
+    with pytest.raises(ValueError, match="CellIndex"):
+        fit(CellIndex(s, y.astype(np.float64)), grid, local_params(1, 0.15, None, "rect"))
+    # the WMSE's nearest-weight mean from the cell sums, with its bound
+    stats = ScoreStatistics.from_arrays(s, y.astype(np.float64))
+    fits = fit(stats, grid, NearestMean(750.0), outputs=("value", "bound"))
+    value, bound = nearest_mean(stats, grid, 750.0)
+    np.testing.assert_array_equal(fits.value, value)
+    np.testing.assert_array_equal(fits.bound, bound)
+    exact = fit(sort_sample(s, y, None), grid, NearestMean(750.0)).value
+    assert np.all(np.abs(fits.value - exact) <= fits.bound + 1e-12)

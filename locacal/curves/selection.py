@@ -349,17 +349,19 @@ def smoothing_table(scores: Any, labels: Any, *, degree: int = 1, nn: Any = None
     # one cache of moment trees and block sums serves the whole grid (they depend on degree
     # and kernel only); the grid is increasing, so each block level is built once
     structures: dict = {}
-    terms = {name: np.empty((grid.size, sample.n), dtype=np.float32)
-             for name in set(PAIRED.values())}
+    # per-observation terms, one float32 row per grid value (allocated as the grid goes:
+    # the first, narrow spans, whose block structures are the largest, run beside few rows)
+    terms: dict[str, list[np.ndarray]] = {name: [] for name in set(PAIRED.values())}
     rows = []
-    for j, v in enumerate(grid):
+    for v in grid:
         params = LocalParams(degree, v if parameter == "nn" else None,
                              v if parameter == "h" else None, kernel, family)
         row, per_obs = (_likelihood_criteria(sample, params) if family == "binomial"
                         else _criteria(sample, params, structures))
         rows.append(row)
         for name, x in per_obs.items():
-            terms[name][j] = x
+            terms[name].append(x.astype(np.float32))
+        del per_obs
     columns = (["df", "deviance", *BINOMIAL_CRITERIA] if family == "binomial"
                else ["df", "rss", *CRITERIA])
     table = pd.DataFrame(rows, columns=columns)
@@ -413,16 +415,30 @@ def _criteria(sample: SortedSample, params: LocalParams,
     n = float(sample.n)
     # weights rescaled to mean 1 (module docstring): every column depends on w / sum(w) only
     w = 1.0 if sample.weights is None else sample.weights * (n / np.sum(sample.weights))
-    e = sample.labels - at_data.value
     infl = at_data.influence
+    # the residuals overwrite the fitted values, and the lcv and loo terms share one buffer
+    # (the same operations as w (e (1 + L))^2 and w (e / (1 - L))^2, in place: n x 8 bytes
+    # fewer each; w = 1 multiplies nothing)
+    e = np.subtract(sample.labels, at_data.value, out=at_data.value)
+    del at_data
     sq = w * e * e
     rss = float(np.sum(sq))
     df = float(np.sum(infl))
     gcv = n * rss / (n - df) ** 2 if df < n else np.inf
     aic = rss + 2.0 * df
-    lcv = float(np.sum(w * (e * (1.0 + infl)) ** 2))
+    term = np.add(1.0, infl)
+    np.multiply(e, term, out=term)
+    np.square(term, out=term)
+    if not np.isscalar(w):
+        np.multiply(w, term, out=term)
+    lcv = float(np.sum(term))
+    loo = term
     with np.errstate(divide="ignore", invalid="ignore"):
-        loo = w * (e / (1.0 - infl)) ** 2
+        np.subtract(1.0, infl, out=loo)
+        np.divide(e, loo, out=loo)
+    np.square(loo, out=loo)
+    if not np.isscalar(w):
+        np.multiply(w, loo, out=loo)
     cv = float(np.sum(loo)) if np.isfinite(loo).all() else np.inf
     room = n - df - 2.0
     aicc = np.log(rss / n) + 1.0 + 2.0 * (df + 1.0) / room if room > 0 and rss > 0 else np.inf
@@ -449,13 +465,14 @@ def _likelihood_criteria(sample: SortedSample, params: LocalParams
     return (df, deviance, gcv, aic), {"rss": terms, "loo": terms}
 
 
-def _sums_and_gram(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Row sums and Gram matrix ``x x'`` (float64, accumulated by chunks of columns)."""
-    sums = np.zeros(x.shape[0])
-    gram = np.zeros((x.shape[0], x.shape[0]))
+def _sums_and_gram(x: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Row sums and Gram matrix ``x x'`` of the rows ``x`` (float64, accumulated by chunks
+    of columns)."""
+    sums = np.zeros(len(x))
+    gram = np.zeros((len(x), len(x)))
     step = 1 << 16
-    for start in range(0, x.shape[1], step):
-        chunk = x[:, start:start + step].astype(np.float64)
+    for start in range(0, x[0].shape[0], step):
+        chunk = np.stack([r[start:start + step] for r in x]).astype(np.float64)
         sums += chunk.sum(axis=1)
         gram += chunk @ chunk.T
     return sums, gram

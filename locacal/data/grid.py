@@ -8,8 +8,9 @@ Two grids, each chosen for its job (both kept, so that no number changes):
   bracket of a nearest-neighbour radius from cumulative cell counts (:func:`nn_bracket`).
 * :data:`BINNED_CELLS` = 2^16 cells, those of the in-memory binned sums above their exact
   range: the reflected density (:mod:`locacal.density`), the Gaussian kernel regression
-  (:mod:`locacal.localfit._gauss`) and the LCS without sorting
-  (:mod:`locacal.localfit._selection`; a power of two makes ``floor(s B)`` exact).
+  (:mod:`locacal.localfit._gauss`) and the LCS without sorting (:class:`CellIndex`, the
+  rows and events per cell that :mod:`locacal.localfit._selection` reads; a power of two
+  makes ``floor(s B)`` exact).
 
 On either grid, a score's mass is shared linearly between its two neighbouring nodes
 k / cells (:func:`linear_binning`; convention-free: a score on a node gives it all its mass,
@@ -36,12 +37,14 @@ from __future__ import annotations
 import numpy as np
 
 from locacal.data.quantile import _POSITION_SLACK
+from locacal.data.sample import sort_sample
 
 __all__ = [
     "BINNED_CELLS",
     "CELLS",
     "DIRECT_REACH",
     "EDGES",
+    "CellIndex",
     "cell_index",
     "edge_index",
     "gauss_convolve_nodes",
@@ -60,6 +63,80 @@ BINNED_CELLS = 2**16
 #: The cell edges j / C, each correctly rounded (so an edge equals the float of any decimal
 #: or fraction with the same value, such as 0.35 = 35280 / C).
 EDGES = np.arange(CELLS + 1) / CELLS
+
+
+#: Rows per chunk of :class:`CellIndex`'s counting pass (a chunk's temporaries stay in cache).
+_CHUNK = 1 << 18
+
+
+class CellIndex:
+    """Rows, events and right-node shares per cell of the :data:`BINNED_CELLS` grid, and the
+    sorted rows of chosen cells: what the LCS without sorting reads
+    (:func:`locacal.localfit.fit` with a ``CellIndex``, :mod:`locacal.localfit._selection`;
+    the density's binning, :func:`locacal.metrics.lcs_wmse.lcs_unsorted`).
+
+    One pass over the validated unweighted rows, chunk by chunk: each row's cell
+    j = floor(s B) (the score 1 in the last cell) is kept as a 16-bit integer, and per cell
+    the rows, the events and the sum of the offsets s B - j (the share of the density's
+    linear binning that goes to node j + 1, as in :func:`linear_binning`) are counted.
+    ``ranks``: 0-based order statistics whose cells every :meth:`gather` includes, so that
+    :meth:`order_stat` answers them afterwards.
+    """
+
+    def __init__(self, scores: np.ndarray, labels: np.ndarray,
+                 ranks: np.ndarray | None = None) -> None:
+        self.scores, self.labels = scores, labels
+        self.ranks = ranks
+        n = scores.size
+        cells = BINNED_CELLS
+        self.cell = np.empty(n, dtype=np.uint16)
+        rows = np.zeros(cells, dtype=np.int64)
+        events = np.zeros(cells)
+        right_share = np.zeros(cells + 1)
+        for start in range(0, n, _CHUNK):
+            part = slice(start, start + _CHUNK)
+            offset = scores[part] * cells
+            cell = offset.astype(np.intp)
+            np.minimum(cell, cells - 1, out=cell)
+            offset -= cell
+            self.cell[part] = cell
+            rows += np.bincount(cell, minlength=cells)
+            events += np.bincount(cell, weights=labels[part], minlength=cells)
+            right_share += np.bincount(cell, weights=offset, minlength=cells + 1)
+        self.row_counts = rows
+        self.right_share = right_share
+        self.rows = np.concatenate([[0], np.cumsum(rows)])
+        self.events = np.concatenate([[0], np.cumsum(events.astype(np.int64))])
+
+    def density_mass(self) -> np.ndarray:
+        """The linear binning of the scores on the cells + 1 nodes (unit masses)."""
+        right = self.right_share
+        left = np.append(self.row_counts, 0) - right
+        return left + np.concatenate([[0.0], right[:-1]])
+
+    def count(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+        """Rows in cells [lo, hi) (indices clipped to [0, BINNED_CELLS])."""
+        return (self.rows[np.clip(hi, 0, BINNED_CELLS)]
+                - self.rows[np.clip(lo, 0, BINNED_CELLS)])
+
+    def rank_cells(self) -> list[int]:
+        """The cells holding the order statistics ``ranks`` (none without them)."""
+        if self.ranks is None:
+            return []
+        return (np.searchsorted(self.rows, self.ranks, side="right") - 1).tolist()
+
+    def gather(self, chosen: np.ndarray) -> None:
+        """Sort the rows of the ``chosen`` cells (a boolean mask over the cells) once;
+        ``start`` then locates the rows of any run of chosen cells in ``sorted``."""
+        picked = np.flatnonzero(chosen[self.cell])
+        self.sorted = sort_sample(self.scores[picked], self.labels[picked], None)
+        # position in the sorted chosen rows of the first row of each cell
+        self.start = np.concatenate([[0], np.cumsum(np.where(chosen, self.row_counts, 0))])
+
+    def order_stat(self, rank: int) -> float:
+        """The ``rank``-th smallest score (0-based); its cell must have been gathered."""
+        c = int(np.searchsorted(self.rows, rank, side="right")) - 1
+        return float(self.sorted.scores[self.start[c] + rank - self.rows[c]])
 
 
 def cell_index(scores: np.ndarray) -> np.ndarray:

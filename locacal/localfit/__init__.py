@@ -12,6 +12,9 @@ rows (tuple)           GaussianKernel                   direct or binned kernel 
 rows (tuple)           LocalParams or NearestMean       sorted once, then as below
 SortedSample           NearestMean                      bisection + prefix sums (``_knn``)
 SortedSample           ``copies`` and ``events``        every resample at once (``_resample``)
+SortedSample           ``labels`` (B label vectors)     every vector at once: running sums for
+                                                        degree 0 rect, else as one copy per
+                                                        row (``_resample``)
 SortedSample           ``points="data"``                value and influence at the rows
                                                         (``_influence``: ``_blocks``, ``_segment``)
 SortedSample           ``backend="locfit"``             R's locfit (``rlocfit``) for the value
@@ -28,6 +31,12 @@ SortedSample           LocalParams with                 local logistic likelihoo
 ScoreStatistics        LocalParams (degree 0 or 1,      binned local fit from the cell sums, with
                        rect or tricube, a span nn)      its ``bound`` and ``var_factor``
                                                         (``_cells``)
+ScoreStatistics        NearestMean                      the nearest-weight mean from the cell
+                                                        masses, with its ``bound`` (``_cells``)
+CellIndex              LocalParams (degree 0, rect,     the window means without sorting, by
+                       a span nn), unweighted rows      cell counts (``_selection``); value None
+                                                        when the scores are too concentrated
+                                                        (the caller sorts)
 =====================  ===============================  ===========================================
 
 The cell sums of a sample (:class:`~locacal.data.cells.ScoreStatistics`, the Dask path) are
@@ -54,8 +63,9 @@ import numpy as np
 
 from locacal._validation import check_choice, warn
 from locacal.data.cells import ScoreStatistics
+from locacal.data.grid import CellIndex
 from locacal.data.sample import SortedSample, sort_sample
-from locacal.localfit._cells import local_fit, local_variance_factor
+from locacal.localfit._cells import local_fit, local_variance_factor, nearest_mean
 from locacal.localfit._direct import SEQUENTIAL_BUDGET, LocalParams, fit_points
 from locacal.localfit._gauss import kernel_regression, kernel_var_factor
 from locacal.localfit._influence import block_cache, fit_at_data
@@ -69,8 +79,9 @@ from locacal.localfit._params import (
     check_maxk,
     local_params,
 )
-from locacal.localfit._resample import resampled_fits, resamples
+from locacal.localfit._resample import label_fits, resampled_fits, resamples
 from locacal.localfit._segment import ExactLocalMap
+from locacal.localfit._selection import selected_means
 from locacal.localfit._tree import build_tree
 from locacal.localfit._window import KERNELS, effective_count, warn_if_widened
 
@@ -153,22 +164,25 @@ def warn_undefined(raw: np.ndarray, consequence: str = "the estimate is NaN ther
 Rows = tuple[np.ndarray, np.ndarray, Any]
 
 
-def fit(data: SortedSample | ScoreStatistics | Rows, points: np.ndarray | Literal["data"],
-        params: LocalParams | NearestMean | GaussianKernel, *,
+def fit(data: SortedSample | ScoreStatistics | CellIndex | Rows,
+        points: np.ndarray | Literal["data"], params: LocalParams | NearestMean | GaussianKernel, *,
         outputs: tuple[str, ...] = ("value",), structure: str = "exact",
         backend: str = "native", maxk: int = 200, many_points: bool = False,
         copies: np.ndarray | None = None, events: np.ndarray | None = None,
-        cache: dict | None = None) -> LocalFits:
+        labels: np.ndarray | None = None, cache: dict | None = None) -> LocalFits:
     """Local fits of the labels on the scores at ``points`` (the module's strategy table).
 
     Parameters
     ----------
-    data : SortedSample, ScoreStatistics or (scores, labels, weights)
+    data : SortedSample, ScoreStatistics, CellIndex or (scores, labels, weights)
         Validated data: sorted once by :func:`~locacal.data.sample.sort_sample`, the rows
         in their own order (Gaussian kernel sums, which also take ``(scores, labels,
         weights, counts)`` with frequency weights; the others sort them here), or the cell
         sums of a sample (binned fit: ``LocalParams`` of degree 0 or 1, rect or tricube,
-        a span ``nn``; outputs among ``"value"``, ``"bound"``, ``"var_factor"``).
+        a span ``nn``, outputs among ``"value"``, ``"bound"``, ``"var_factor"``; or
+        ``NearestMean``, outputs ``"value"``, ``"bound"``), or the cell index of unweighted
+        rows (:class:`~locacal.data.grid.CellIndex`: ``LocalParams`` of degree 0, rect, a
+        span ``nn``; the value, None when the selection does not pay).
     points : ndarray or "data"
         Validated evaluation points in [0, 1]; ``"data"``: every sorted row's own score.
     params : LocalParams, NearestMean or GaussianKernel
@@ -201,6 +215,8 @@ def fit(data: SortedSample | ScoreStatistics | Rows, points: np.ndarray | Litera
     cache = {} if cache is None else cache
     if isinstance(data, ScoreStatistics):
         return _from_cells(data, points, params, outputs, structure, backend)
+    if isinstance(data, CellIndex):
+        return _by_selection(data, points, params, outputs, structure, backend)
     if "bound" in outputs:
         raise ValueError("outputs: 'bound' is the binned fit's, available from cell "
                          "statistics (ScoreStatistics) only")
@@ -230,6 +246,8 @@ def fit(data: SortedSample | ScoreStatistics | Rows, points: np.ndarray | Litera
         return LocalFits(knn_means(sample, points, params.k))
     if copies is not None:
         return LocalFits(resampled_fits(sample, params, points, copies, events))
+    if labels is not None:
+        return LocalFits(label_fits(sample, params, points, labels))
     if isinstance(points, str):
         return _at_data(sample, params, cache)
     value, unsplittable = None, ()
@@ -279,6 +297,13 @@ def _from_cells(cells: ScoreStatistics, points: np.ndarray, params: Any,
             "p(1 - p) change with the fit, so it needs the rows of each window, not the "
             "cells' sums of w, wy and ws; fit it on the rows, or use the local least "
             "squares (family='gaussian') from cells")
+    if isinstance(params, NearestMean) and structure == "exact" and backend == "native":
+        if "var_factor" in outputs:
+            raise ValueError("outputs: 'var_factor' is not available for NearestMean from "
+                             "cell statistics; choose among ['value', 'bound']")
+        value, bound = nearest_mean(cells, points, params.k)
+        return LocalFits(value=value if "value" in outputs else None,
+                         bound=bound if "bound" in outputs else None)
     if (not isinstance(params, LocalParams) or params.h is not None or params.nn is None
             or structure != "exact" or backend != "native"):
         raise ValueError("from cell statistics the local fit takes LocalParams with a span nn "
@@ -334,6 +359,18 @@ def _binomial(sample: SortedSample, points: np.ndarray | Literal["data"], params
     if backend == "locfit" and "value" in outputs:
         fits["value"] = _r_fit(sample, params, structure, maxk, cache).predict(points)
     return LocalFits(**fits)
+def _by_selection(cells: CellIndex, points: np.ndarray, params: Any,
+                  outputs: tuple[str, ...], structure: str, backend: str) -> LocalFits:
+    """The window means of unweighted rows without sorting them (``_selection``), bit for bit
+    the sorted fit's; value None when the undecided cells hold too many rows."""
+    if (params != LocalParams(0, getattr(params, "nn", None), None, "rect") or params.nn is None
+            or set(outputs) != {"value"} or structure != "exact" or backend != "native"):
+        raise ValueError("from a CellIndex the local fit takes LocalParams of degree 0, the "
+                         "rect kernel and a span nn (no h), outputs=('value',), "
+                         "structure='exact' and backend='native'; got "
+                         f"params={params!r}, outputs={outputs!r}, structure={structure!r}, "
+                         f"backend={backend!r}")
+    return LocalFits(value=selected_means(cells, points, params.nn))
 
 
 def _cached(cache: dict, key: tuple, build: Any) -> Any:

@@ -47,9 +47,11 @@ Algorithms*, SIAM, 2nd ed.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
-from locacal.localfit._moments import grow_levels, mirror, shift_moments
+from locacal.localfit._moments import grow_levels, shift_moments
 
 __all__ = ["BlockCache", "BlockSums", "block_level"]
 
@@ -80,10 +82,8 @@ class BlockCache:
 
     def __init__(self, scores: np.ndarray, labels: np.ndarray, weights: np.ndarray | None,
                  orders: list[int]) -> None:
-        v = np.ones(scores.shape[0]) if weights is None else weights
-        vy = np.where(labels, v, 0.0)
-        self._left = (scores, [v, vy])
-        self._right = (mirror(scores), [v[::-1].copy(), vy[::-1].copy()])
+        self._left = _SideRows(scores, labels, weights, mirrored=False)
+        self._right = _SideRows(scores, labels, weights, mirrored=True)
         self._orders = list(orders)
         self._level: int | None = None
         self._pair: tuple[BlockSums, BlockSums] | None = None
@@ -95,11 +95,11 @@ class BlockCache:
         ``[lo, hi)`` (``z``: first row above ``t``) from blocks of ``2^level`` rows
         (:func:`block_level` of the window sizes), and the mask of points left to the
         segment tree (their sums are 0)."""
-        n = self._left[0].shape[0]
+        n = self._left.n
         if self._level != level:
             self._pair = None  # free the previous level first
-            self._pair = tuple(BlockSums(s, cols, self._orders, level)
-                               for s, cols in (self._left, self._right))
+            self._pair = tuple(BlockSums(side, self._orders, level)
+                               for side in (self._left, self._right))
             self._level = level
         left, right = self._pair
         pl, bad_l = left.side(lo, z, lo, hi, t, h)
@@ -110,42 +110,46 @@ class BlockCache:
 class BlockSums:
     """In-block prefix and suffix power sums of non-negative columns of sorted scores.
 
+    The sums are not stored row by row (2 (order + 1) floats per row and column, 740 bytes a
+    row for the tricube kernel in degree 1): :class:`_InBlockSums` keeps what each chunk of
+    :data:`CHUNK` rows needs to be recomputed, and recomputes the chunks holding the rows a
+    query reads, with the same arithmetic, so every sum is the stored one bit for bit.
+
     Parameters
     ----------
-    scores : ndarray (n,)
-        Sorted ascending (the mirrored scores for the right side of the points).
-    columns : list of ndarray (n,)
-        Non-negative columns (prior weights, weights x labels).
+    side : _SideRows
+        Sorted ascending scores (the mirrored scores for the right side of the points) and
+        their non-negative columns (prior weights, weights x labels).
     orders : list of int
         Highest power kept for each column.
     level : int
         Blocks of ``2^level`` rows.
     """
 
-    def __init__(self, scores: np.ndarray, columns: list[np.ndarray], orders: list[int],
-                 level: int) -> None:
-        n = scores.shape[0]
+    def __init__(self, side: _SideRows, orders: list[int], level: int) -> None:
+        n = side.n
         size = 1 << level
         nb = -(-n // size)
-        self.scores, self.orders, self.level = scores, list(orders), level
+        self.side_rows, self.orders, self.level = side, list(orders), level
         starts = np.arange(nb) * size
         ends = np.minimum(starts + size, n)
-        self.first = scores[starts]
-        last = scores[ends - 1]
+        self.first = side.scores_at(starts)
+        last = side.scores_at(ends - 1)
         self.anchor_row = np.minimum(ends, n - 1)
-        self.next_first = scores[self.anchor_row]
+        self.next_first = side.scores_at(self.anchor_row)
         self.width_q = _positive(last - self.first)
         self.width_s = _positive(self.next_first - self.first)
-        block = np.arange(n) >> level
-        u_q = (scores - self.first[block]) / self.width_q[block]
-        u_s = (self.next_first[block] - scores) / self.width_s[block]
-        self.prefix = _segment_sums(u_q, columns, self.orders, size, reverse=False)
-        self.suffix = _segment_sums(u_s, columns, self.orders, size, reverse=True)
+        # u = (s - first) / width_q for the prefix sums, (next_first - s) / width_s for the
+        # suffix sums (no reference back to self: the sums are freed with the level)
+        self.prefix = _InBlockSums(_BlockOffsets(side, level, self.first, self.width_q, False),
+                                   n, self.orders, size, reverse=False)
+        self.suffix = _InBlockSums(_BlockOffsets(side, level, self.next_first, self.width_s,
+                                                 True), n, self.orders, size, reverse=True,
+                                   keep=starts)
         # the segment tree over whole blocks: a block's moments about the next block's first
         # score are its suffix sums from its start (all at or left of any point beyond it)
         self.tree = grow_levels(self.next_first.copy(), self.first.copy(),
-                                self.next_first - self.first,
-                                [sfx[:, starts] for sfx in self.suffix], self.orders)
+                                self.next_first - self.first, self.suffix.kept, self.orders)
 
     def side(self, a: np.ndarray, b: np.ndarray, w_lo: np.ndarray, w_hi: np.ndarray,
              t: np.ndarray, h: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
@@ -159,7 +163,7 @@ class BlockSums:
         return self._side_batch(a, b, w_lo, w_hi, t, h)
 
     def _side_batch(self, a, b, w_lo, w_hi, t, h):
-        level, s, n = self.level, self.scores, self.scores.shape[0]
+        level, s, n = self.level, self.side_rows.scores_at, self.side_rows.n
         live = b > a
         ja = a >> level
         last = np.maximum(b - 1, 0)
@@ -179,7 +183,7 @@ class BlockSums:
         i_sa = np.where(ok & (use_s | cross), a, n)
         i_sb = np.where(ok & use_s & (b < (ja + 1) << level), b, n)
         # one anchor per point: adjacent blocks share s[start of b's block]
-        anchor = np.where(use_q, s[start_b], self.next_first[ja])
+        anchor = np.where(use_q, s(start_b), self.next_first[ja])
         # empty sides sum nothing and the bad points' sums are left to the segment tree: 0
         # offset and scale for both, whose (distance / h)^q could overflow at a tiny h
         used = ok & live
@@ -187,20 +191,20 @@ class BlockSums:
             e = np.where(used, (t - anchor) / h, 0.0)
             rho_s = np.where(used, self.width_s[ja] / h, 0.0)
         ratio = -self.width_q[jb] / self.width_s[ja]
+        sel = np.flatnonzero(ok & far)
+        pre_b, pre_a, pre_far = self.prefix.take(i_qb, i_qa, last[sel])
+        suf_a, suf_b = self.suffix.take(i_sa, i_sb)
         out = []
         for col, order in enumerate(self.orders):
-            pre, suf = self.prefix[col], self.suffix[col]
-            combined = _scaled(pre[:, i_qb] - pre[:, i_qa], ratio)
-            combined += suf[:, i_sa]
-            combined -= suf[:, i_sb]
+            combined = _scaled(pre_b[col] - pre_a[col], ratio)
+            combined += suf_a[col]
+            combined -= suf_b[col]
             out.append(shift_moments(combined, e, rho_s, order))
-        sel = np.flatnonzero(ok & far)
         if sel.size:  # b's block two or more blocks away: its own anchor, and whole blocks
-            e_far = (t[sel] - s[start_b[sel]]) / h[sel]
+            e_far = (t[sel] - s(start_b[sel])) / h[sel]
             rho_q = -self.width_q[jb[sel]] / h[sel]
             for col, order in enumerate(self.orders):
-                out[col][:, sel] += shift_moments(self.prefix[col][:, last[sel]], e_far, rho_q,
-                                                  order)
+                out[col][:, sel] += shift_moments(pre_far[col], e_far, rho_q, order)
             self._whole_blocks(out, sel, ja[sel] + 1, jb[sel], t[sel], h[sel])
         return out, bad
 
@@ -229,43 +233,118 @@ def _positive(width: np.ndarray) -> np.ndarray:
     return np.where(width > 0, width, 1.0)
 
 
-def _segment_sums(u: np.ndarray, columns: list[np.ndarray], orders: list[int], size: int,
-                  reverse: bool) -> list[np.ndarray]:
-    """For each column ``v``: inclusive cumulative sums of ``v u^r`` (``r = 0..order``)
-    restarting at every block of ``size`` rows (summed from the block's end if
-    ``reverse``), followed by a column of zeros (index n: "nothing to add").
+class _SideRows:
+    """The rows of one side of the points, chunk by chunk, without a copy of the sample: the
+    sorted scores, or their mirror image ``-s`` reversed
+    (:func:`~locacal.localfit._moments.mirror`: the right side of a
+    point becomes the left side of its mirror image), with their columns, the prior weights
+    ``v`` (1 without weights) and ``v`` where the label is 1 (0 elsewhere)."""
 
-    Computed by chunks of :data:`CHUNK` rows, so that the powers stay in cache; a block
-    longer than a chunk carries its running sum from one chunk to the next (a sum of
-    non-negative terms in another order: the same accuracy).
+    def __init__(self, scores: np.ndarray, labels: np.ndarray, weights: np.ndarray | None,
+                 mirrored: bool) -> None:
+        self._scores, self._labels, self._weights = scores, labels, weights
+        self.mirrored = mirrored
+        self.n = int(scores.shape[0])
+
+    def scores_at(self, idx: np.ndarray) -> np.ndarray:
+        """The side's scores at rows ``idx``."""
+        return -self._scores[self.n - 1 - idx] if self.mirrored else self._scores[idx]
+
+    def rows(self, c0: int, c1: int) -> tuple[np.ndarray, list[np.ndarray]]:
+        """Scores and columns ``[v, v y]`` of the side's rows ``[c0, c1)``."""
+        if self.mirrored:
+            part = slice(self.n - c1, self.n - c0)
+            s = -self._scores[part][::-1]
+            labels = self._labels[part][::-1]
+            w = None if self._weights is None else self._weights[part][::-1]
+        else:
+            part = slice(c0, c1)
+            s, labels = self._scores[part], self._labels[part]
+            w = None if self._weights is None else self._weights[part]
+        v = np.ones(c1 - c0) if w is None else w
+        return s, [v, np.where(labels, v, 0.0)]
+
+
+class _BlockOffsets:
+    """Rows ``[c0, c1)`` of a side as ``u`` and columns: ``u = (s - anchor) / width`` of the
+    row's block, or ``(anchor - s) / width`` (``reverse``)."""
+
+    def __init__(self, side: _SideRows, level: int, anchor: np.ndarray, width: np.ndarray,
+                 reverse: bool) -> None:
+        self.side, self.level = side, level
+        self.anchor, self.width, self.reverse = anchor, width, reverse
+
+    def __call__(self, c0: int, c1: int) -> tuple[np.ndarray, list[np.ndarray]]:
+        s, columns = self.side.rows(c0, c1)
+        block = np.arange(c0, c1) >> self.level
+        if self.reverse:
+            return (self.anchor[block] - s) / self.width[block], columns
+        return (s - self.anchor[block]) / self.width[block], columns
+
+
+class _InBlockSums:
+    """For each column ``v``: the inclusive cumulative sums of ``v u^r`` (``r = 0..order``)
+    restarting at every block of ``size`` rows (summed from the block's end if ``reverse``),
+    read at any rows by :meth:`take` (row n: "nothing to add", zeros).
+
+    They are computed by chunks of :data:`CHUNK` rows, so that the powers stay in cache; a
+    block longer than a chunk carries its running sum from one chunk to the next (a sum of
+    non-negative terms in another order: the same accuracy). One pass at construction keeps
+    only each chunk's incoming carry and the sums at the rows ``keep`` (no pass when blocks
+    are shorter than a chunk and nothing is kept); :meth:`take`
+    recomputes a chunk from its rows and carry by the same operations, so each value is the
+    one the whole array would hold, bit for bit. The last few chunks computed are kept, since
+    consecutive batches of sorted points read neighbouring rows.
+
+    ``rows(c0, c1)`` gives ``u`` and the columns of rows ``[c0, c1)``.
     """
-    n = u.shape[0]
-    top = max(orders)
-    outs = [np.zeros((order + 1, n + 1)) for order in orders]
-    carry = [np.zeros(order + 1) for order in orders]
-    powers = np.empty((top + 1, CHUNK))
-    weighted = np.empty((top + 1, CHUNK))
-    starts = range(0, n, CHUNK)
-    for c0 in reversed(starts) if reverse else starts:
+
+    _KEPT_CHUNKS = 3
+
+    def __init__(self, rows: Any, n: int, orders: list[int], size: int, reverse: bool,
+                 keep: np.ndarray | None = None) -> None:
+        self._rows, self.n, self.orders = rows, n, list(orders)
+        self.size, self.reverse = size, reverse
+        self._carry: dict[int, list[np.ndarray]] = {}
+        self._recent: dict[int, list[np.ndarray]] = {}
+        keep = np.empty(0, dtype=np.intp) if keep is None else keep
+        self.kept = [np.zeros((order + 1, keep.size)) for order in orders]
+        carry: list[np.ndarray] | None = [np.zeros(order + 1) for order in orders]
+        if size < CHUNK and keep.size == 0:
+            return  # no carries (every block within a chunk) and nothing to keep
+        starts = range(0, n, CHUNK)
+        for c0 in reversed(starts) if reverse else starts:
+            c1 = min(c0 + CHUNK, n)
+            joined = (c1 % size != 0 and c1 < n) if reverse else c0 % size != 0
+            if joined:
+                self._carry[c0] = carry
+            sums, carry = self._chunk(c0, carry if joined else None)
+            inside = np.flatnonzero((keep >= c0) & (keep < c1))
+            for kept, part in zip(self.kept, sums, strict=True):
+                kept[:, inside] = part[:, keep[inside] - c0]
+
+    def _chunk(self, c0: int, carry: list[np.ndarray] | None
+               ) -> tuple[list[np.ndarray], list[np.ndarray] | None]:
+        """The sums of rows ``[c0, c0 + CHUNK)`` (one (order + 1, width) array per column),
+        and the carry to the next chunk (blocks longer than a chunk)."""
+        n, size, reverse = self.n, self.size, self.reverse
         c1 = min(c0 + CHUNK, n)
         width = c1 - c0
-        powers[:, width:] = 0.0
+        u, columns = self._rows(c0, c1)
+        top = max(self.orders)
+        powers = np.zeros((top + 1, CHUNK))
         powers[0, :width] = 1.0
         for r in range(1, top + 1):
-            np.multiply(powers[r - 1, :width], u[c0:c1], out=powers[r, :width])
-        if reverse:
-            joined = c1 % size != 0 and c1 < n
-        else:
-            joined = c0 % size != 0
-        for col, order, out, car in zip(columns, orders, outs, carry, strict=True):
-            x = weighted[:order + 1]
-            np.multiply(powers[:order + 1, :width], col[c0:c1], out=x[:, :width])
-            x[:, width:] = 0.0
+            np.multiply(powers[r - 1, :width], u, out=powers[r, :width])
+        out, carried = [], []
+        for index, (col, order) in enumerate(zip(columns, self.orders, strict=True)):
+            x = np.zeros((order + 1, CHUNK))
+            np.multiply(powers[:order + 1, :width], col, out=x[:, :width])
             if size >= CHUNK:  # the chunk lies inside one block
                 res = np.cumsum(x[:, ::-1] if reverse else x, axis=1)
-                if joined:
-                    res += car[:, None]
-                car[:] = res[:, -1]
+                if carry is not None:
+                    res += carry[index][:, None]
+                carried.append(res[:, -1].copy())
                 if reverse:
                     res = res[:, ::-1]
             else:  # the chunk holds whole blocks
@@ -274,8 +353,32 @@ def _segment_sums(u: np.ndarray, columns: list[np.ndarray], orders: list[int], s
                 if reverse:
                     res = res[:, :, ::-1]
                 res = res.reshape(order + 1, CHUNK)
-            out[:, c0:c1] = res[:, :width]
-    return outs
+            out.append(res[:, :width])
+        return out, (carried if size >= CHUNK else None)
+
+    def _sums_of_chunk(self, c0: int) -> list[np.ndarray]:
+        if c0 not in self._recent:
+            if len(self._recent) >= self._KEPT_CHUNKS:
+                del self._recent[next(iter(self._recent))]
+            self._recent[c0] = self._chunk(c0, self._carry.get(c0))[0]
+        return self._recent[c0]
+
+    def take(self, *indices: np.ndarray) -> list[list[np.ndarray]]:
+        """The sums at the rows of each index array (values in [0, n]; n gives zeros): for
+        each array, one (order + 1, len) array per column."""
+        idx = np.concatenate(indices).astype(np.intp)
+        out = [np.zeros((order + 1, idx.size)) for order in self.orders]
+        chunk = np.where(idx < self.n, idx // CHUNK, -1)
+        for c in np.unique(chunk).tolist():
+            if c < 0:
+                continue
+            rows = np.flatnonzero(chunk == c)
+            local = idx[rows] - c * CHUNK
+            for target, part in zip(out, self._sums_of_chunk(c * CHUNK), strict=True):
+                target[:, rows] = part[:, local]
+        bounds = np.cumsum([0] + [i.size for i in indices])
+        return [[target[:, a:b] for target in out]
+                for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist(), strict=True)]
 
 
 def _scaled(moments: np.ndarray, rho: np.ndarray) -> np.ndarray:

@@ -2,9 +2,10 @@
 ScoreStatistics`): the nearest-neighbour local mean (:func:`local_constant`), the local
 polynomial of degree 0 or 1 with the rect or tricube kernel (:func:`local_fit`, as
 KernSmooth's ``locpoly`` but with each cell's exact moments) and its variance factor
-(:func:`local_variance_factor`), each with the bound on its distance to the exact fit stated
-on it. Reached through :func:`locacal.localfit.fit` with a ``ScoreStatistics`` as data
-(outputs ``"value"``, ``"bound"``, ``"var_factor"``)."""
+(:func:`local_variance_factor`), and the WMSE's nearest-weight mean (:func:`nearest_mean`),
+each with the bound on its distance to the exact fit stated on it. Reached through
+:func:`locacal.localfit.fit` with a ``ScoreStatistics`` as data (outputs ``"value"``,
+``"bound"``, ``"var_factor"``)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from locacal.data.grid import CELLS, nn_bracket
 from locacal.localfit._params import local_params
 from locacal.localfit._window import effective_count
 
-__all__ = ["local_constant", "local_fit", "local_variance_factor"]
+__all__ = ["local_constant", "local_fit", "local_variance_factor", "nearest_mean"]
 
 
 def local_constant(cells: ScoreStatistics, points: np.ndarray, nn: float = 0.15
@@ -68,6 +69,47 @@ def local_constant(cells: ScoreStatistics, points: np.ndarray, nn: float = 0.15
                               where=n_ring > 0), 0.0, 1.0)
     estimate = (wy_core + theta * wy_ring) / (w_core + theta * w_ring)
     return estimate, w_ring / (w_core + w_ring)
+
+
+def nearest_mean(stats: ScoreStatistics, points: np.ndarray,
+                 k: float) -> tuple[np.ndarray, np.ndarray]:
+    """The WMSE's nearest-weight mean (:class:`~locacal.localfit.NearestMean`) at ``points``
+    from the cells, and the bound on its distance to the exact mean.
+
+    With the weights normalised to sum to the n+ rows of positive weight (cell masses
+    m_c = W_c n+ / W; the counts without weights), the exact mean at t is over the rows
+    nearest to t of normalised weight exactly k (boundary ties shared). The radius h is
+    bracketed from the cumulative masses as in :func:`local_constant` (r_lo < h <= r_hi): the
+    cells inside [t - r_lo, t + r_lo] (I, mass M_I, label mass Y_I) are wholly in the
+    window, the rest of it, of mass a = k - M_I, lies in the ring R of cells touching
+    [t - r_hi, t + r_hi] (mass M_R, label mass Y_R). The estimate takes the ring's share
+    a / M_R, (Y_I + a Y_R / M_R) / k; the exact mean is (Y_I + x) / k for some label mass x
+    of the ring in [max(0, a - (M_R - Y_R)), min(a, Y_R)], so each mean is within eps(t),
+    the larger distance to the ends of that interval.
+
+    Returns
+    -------
+    (estimate, bound) : tuple of ndarray
+    """
+    t = np.asarray(points, dtype=np.float64)
+    mass, rows = stats._row_mass()
+    cum_mass = np.concatenate([[0.0], np.cumsum(mass)])
+    cum_events = np.concatenate([[0.0], np.cumsum(stats.wy * (rows / stats.total_weight))])
+    _, _, core, outer = nn_bracket(t, k, cum_mass)
+
+    def sums(cum: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        inner = cum[core[1]] - cum[core[0]]
+        return inner, (cum[outer[1]] - cum[outer[0]]) - inner
+
+    m_in, m_ring = sums(cum_mass)
+    y_in, y_ring = sums(cum_events)
+    rest = np.clip(k - m_in, 0.0, m_ring)
+    share = np.divide(rest, m_ring, out=np.zeros_like(t), where=m_ring > 0)
+    window = m_in + rest
+    estimate = (y_in + share * y_ring) / window
+    low = (y_in + np.maximum(rest - (m_ring - y_ring), 0.0)) / window
+    high = (y_in + np.minimum(rest, y_ring)) / window
+    return estimate, np.maximum(estimate - low, high - estimate)
 
 
 def local_fit(cells: ScoreStatistics, points: np.ndarray, degree: int = 0, nn: float = 0.15,

@@ -41,6 +41,9 @@ from locacal.localfit._window import (
 
 __all__ = ["DataFit", "block_cache", "fit_at_data"]
 
+#: Points whose windows are searched at once (bounds the searches' temporaries).
+WINDOW_CHUNK = 1 << 16
+
 @dataclass(frozen=True)
 class DataFit:
     """Fit at each row of a :class:`SortedSample` (sorted order).
@@ -72,33 +75,76 @@ def fit_at_data(sample: SortedSample, params: LocalParams,
     new[0] = True
     np.not_equal(s[1:], s[:-1], out=new[1:])
     u = s[new]
-    row = np.cumsum(new) - 1
     k = effective_count(sample.n, params.nn, params.h)
-    bw = fixed_or_nn_bandwidth(s, u, k, params.h)
-    lo, hi = window_bounds(s, u, bw)
-    value = np.full(u.shape[0], np.nan)
-    unit = np.full(u.shape[0], np.nan)
-    mean = bw == 0.0
-    if params.degree == 0 and params.kernel == "rect":
-        mean[:] = True
-    value[mean], total = window_mean(sample, lo[mean], hi[mean])
-    unit[mean] = np.where(total > 0, 1.0 / np.where(total > 0, total, 1.0), np.nan)
-    rest = np.flatnonzero(~mean)
-    if rest.size:
+    m = u.shape[0]
+    value = np.full(m, np.nan)
+    unit = np.full(m, np.nan)
+    # first pass over the windows, by chunks of points: the local means (a zero bandwidth,
+    # or degree 0 with the rectangular kernel) and the window sizes of the others; the
+    # windows of the points to fit are found again batch by batch (each point's search is
+    # its own, so this changes no value; it bounds the memory to a chunk's)
+    mean = np.empty(m, dtype=bool)
+    smallest, sizes = np.iinfo(np.int64).max, []
+    for start in range(0, m, WINDOW_CHUNK):
+        part = slice(start, start + WINDOW_CHUNK)
+        bw, lo, hi = _windows(s, u[part], k, params.h)
+        here = np.ones(bw.shape[0], dtype=bool) if (params.degree == 0
+                                                    and params.kernel == "rect") else bw == 0.0
+        mean[part] = here
+        if here.any():
+            value[part][here], total = window_mean(sample, lo[here], hi[here])
+            unit[part][here] = np.where(total > 0, 1.0 / np.where(total > 0, total, 1.0),
+                                        np.nan)
+        rows = (hi - lo)[~here]
+        if params.nn is not None:
+            smallest = min(smallest, int(rows.min())) if rows.size else smallest
+        else:
+            sizes.append(rows)
+        del bw, lo, hi, rows
+    if not mean.all():
         if blocks is None:
             blocks = block_cache(sample, params)
-        rows = hi[rest] - lo[rest]
         # a span guarantees k rows in every window: blocks of at most k rows never fall
         # back to the trees; fixed bandwidths take the 5 % quantile (the rare points with
         # smaller windows may fall back)
-        level = block_level(rows if params.nn is not None else
-                            np.array([np.quantile(rows, 0.05)]).astype(np.int64))
-        for start in range(0, rest.size, BATCH):
-            idx = rest[start:start + BATCH]
-            value[idx], unit[idx] = _fit_batch(sample, exact_map, blocks, level, u[idx],
-                                               bw[idx], lo[idx], hi[idx])
+        level = block_level(np.array([smallest], dtype=np.int64) if params.nn is not None else
+                            np.array([np.quantile(np.concatenate(sizes), 0.05)]
+                                     ).astype(np.int64))
+        del sizes
+        # batches of BATCH points to fit, in order (points are fitted independently, so the
+        # batches do not change the values)
+        rest = None if not mean.any() else np.flatnonzero(~mean)
+        todo = m if rest is None else rest.size
+        for first in range(0, todo, WINDOW_CHUNK):
+            chunk = (np.arange(first, min(first + WINDOW_CHUNK, todo)) if rest is None
+                     else rest[first:first + WINDOW_CHUNK])
+            t = u[chunk]
+            bw, lo, hi = _windows(s, t, k, params.h)
+            for start in range(0, chunk.size, BATCH):
+                b = slice(start, start + BATCH)
+                value[chunk[b]], unit[chunk[b]] = _fit_batch(sample, exact_map, blocks, level,
+                                                             t[b], bw[b], lo[b], hi[b])
+    del u, mean
+    row = np.cumsum(new) - 1
+    del new
     influence = unit[row] if sample.weights is None else unit[row] * sample.weights
     return DataFit(value[row], influence)
+
+
+def _windows(s: np.ndarray, u: np.ndarray, k: int,
+             h: float | None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Bandwidth and window ``[lo, hi)`` at each point of ``u``, by chunks of points (each
+    point's search is its own, so the chunks change nothing; they bound the searches'
+    temporaries)."""
+    m = u.shape[0]
+    bw = np.empty(m)
+    lo = np.empty(m, dtype=np.int64)
+    hi = np.empty(m, dtype=np.int64)
+    for start in range(0, m, WINDOW_CHUNK):
+        part = slice(start, start + WINDOW_CHUNK)
+        bw[part] = fixed_or_nn_bandwidth(s, u[part], k, h)
+        lo[part], hi[part] = window_bounds(s, u[part], bw[part])
+    return bw, lo, hi
 
 
 def _fit_batch(sample: SortedSample, exact_map: ExactLocalMap, blocks: BlockCache,

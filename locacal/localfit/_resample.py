@@ -19,6 +19,11 @@ replicate's value equals a refit on its resampled rows up to summation order (~1
 degrees 0-1; degree 2 amplifies it as locfit's solver does), ties at the boundary included
 and zero kernel mass falling back to uniform weights, as in :mod:`._direct`.
 
+Many label vectors on the same rows (the null statistics of :func:`locacal.calibration_test`:
+labels redrawn, scores and weights fixed) are the case of one copy per row,
+:func:`label_fits`; with degree 0 and the rectangular kernel the windows depend on the
+scores only, and each vector's fit is a difference of its running sums.
+
 Reference: Efron & Tibshirani (1993), *An Introduction to the Bootstrap*, ch. 6 (resampling
 as multinomial counts); Bröcker & Smith (2007) (consistency resampling).
 """
@@ -32,9 +37,15 @@ import numpy as np
 from locacal.data.sample import SortedSample
 from locacal.localfit._direct import LocalParams
 from locacal.localfit._solve import design_from_moments, solve_newton
-from locacal.localfit._window import effective_count, kernel_reach, kernel_weights
+from locacal.localfit._window import (
+    effective_count,
+    fixed_or_nn_bandwidth,
+    kernel_reach,
+    kernel_weights,
+    window_bounds,
+)
 
-__all__ = ["BLOCK_BUDGET", "resample_counts", "resampled_fits", "resamples"]
+__all__ = ["BLOCK_BUDGET", "label_fits", "resample_counts", "resampled_fits", "resamples"]
 
 #: Largest (replicates x rows) block held at once (counts and events: ~2 x 8 bytes each).
 BLOCK_BUDGET = 8_000_000
@@ -78,6 +89,38 @@ def resampled_fits(sample: SortedSample, params: LocalParams, grid: np.ndarray,
     for j, t in enumerate(grid):
         out[:, j] = _fits_at(sample, params, float(t), counts, events)
     return out
+
+
+def label_fits(sample: SortedSample, params: LocalParams, grid: np.ndarray,
+               labels: np.ndarray) -> np.ndarray:
+    """Unclipped local fits at ``grid`` of B label vectors on the sample's scores and weights
+    (its own labels unused), shape (B, m).
+
+    ``labels``: (B, n) 0/1 labels of the sorted rows. Degree 0 with the rectangular kernel:
+    the window [lo, hi) of each point depends on the scores only (locfit's rule, as in
+    :func:`~._direct.fit_points`), and each fit is the ratio
+    ``(P_b[hi] - P_b[lo]) / (P_w[hi] - P_w[lo])`` of float64 running sums of ``w y_b`` and
+    ``w``. Without weights these are exact integers, so each row equals the single fit
+    bit for bit; with weights each running sum is off by at most ``n u sum |w|``
+    (u = 2^-53; Higham 2002, eq. 4.4) where the single fit's long-double sums are off by
+    ``n 2^-64 sum |w|``, a relative difference of order 1e-16 in a window mean. NaN where a
+    window holds no weight. Other degrees and kernels: one copy of every row,
+    :func:`resampled_fits` with events ``y_b``.
+    """
+    if not (params.degree == 0 and params.kernel == "rect"):
+        return resampled_fits(sample, params, grid, np.ones(labels.shape, dtype=np.int64),
+                              labels)
+    s, weights = sample.scores, sample.weights
+    k = effective_count(sample.n, params.nn, params.h)
+    lo, hi = window_bounds(s, grid, fixed_or_nn_bandwidth(s, grid, k, params.h))
+    w = np.ones_like(s) if weights is None else weights
+    prefix_w = np.concatenate([[0.0], np.cumsum(w)])
+    window_weight = prefix_w[hi] - prefix_w[lo]
+    prefix = np.zeros((labels.shape[0], labels.shape[1] + 1))
+    np.cumsum(labels if weights is None else labels * weights, axis=1, out=prefix[:, 1:])
+    events = prefix[:, hi] - prefix[:, lo]
+    return np.divide(events, window_weight, out=np.full_like(events, np.nan),
+                     where=window_weight > 0)
 
 
 def _fits_at(sample: SortedSample, params: LocalParams, t: float, counts: np.ndarray,

@@ -9,8 +9,8 @@ density needs the scores' sums, four order statistics and a linear binning on th
 order. Here the scores are sorted only where the answer depends on their order:
 
 1. One pass puts each score in its cell j = floor(s B), B = 2^16 (exact: B is a power of two)
-   and counts rows and events per cell (``bincount``); the same cells give the density's
-   linear binning.
+   and counts rows and events per cell (``bincount``; :class:`locacal.data.grid.CellIndex`);
+   the same cells give the density's linear binning.
 2. For a grid point t in cell c, let N(r) count the rows of cells c - r .. c + r and r* be the
    smallest r with N(r) >= k. Then the k-th smallest distance h lies in
    [(r* - 1) / B, (r* + 1) / B] (to the rounding of one subtraction, ~1e-16, far inside a
@@ -37,8 +37,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from locacal.data.grid import BINNED_CELLS
-from locacal.data.sample import sort_sample
+from locacal.data.grid import BINNED_CELLS, CellIndex
 from locacal.localfit._window import effective_count
 
 __all__ = ["MAX_UNDECIDED_SHARE", "nearest_means", "selected_means"]
@@ -52,66 +51,7 @@ CELLS = BINNED_CELLS
 _MARGIN = 2
 
 
-#: Rows per chunk of the counting pass (the temporaries of a chunk stay in cache).
-_CHUNK = 1 << 18
-
-
-class _Cells:
-    """Rows, events and right-node shares per cell, and the sorted rows of chosen cells.
-
-    One pass over the rows, chunk by chunk: each row's cell j = floor(s B) (the score 1 in
-    the last cell) is kept as a 16-bit integer, and per cell the rows, the events and the
-    sum of the offsets s B - j (the share of the density's linear binning that goes to node
-    j + 1, as in :func:`locacal.data.grid.linear_binning`) are counted.
-    """
-
-    def __init__(self, scores: np.ndarray, labels: np.ndarray) -> None:
-        self.scores, self.labels = scores, labels
-        n = scores.size
-        self.cell = np.empty(n, dtype=np.uint16)
-        rows = np.zeros(CELLS, dtype=np.int64)
-        events = np.zeros(CELLS)
-        right_share = np.zeros(CELLS + 1)
-        for start in range(0, n, _CHUNK):
-            part = slice(start, start + _CHUNK)
-            offset = scores[part] * CELLS
-            cell = offset.astype(np.intp)
-            np.minimum(cell, CELLS - 1, out=cell)
-            offset -= cell
-            self.cell[part] = cell
-            rows += np.bincount(cell, minlength=CELLS)
-            events += np.bincount(cell, weights=labels[part], minlength=CELLS)
-            right_share += np.bincount(cell, weights=offset, minlength=CELLS + 1)
-        self.row_counts = rows
-        self.right_share = right_share
-        self.rows = np.concatenate([[0], np.cumsum(rows)])
-        self.events = np.concatenate([[0], np.cumsum(events.astype(np.int64))])
-
-    def density_mass(self) -> np.ndarray:
-        """The linear binning of the scores on the cells + 1 nodes (unit masses)."""
-        right = self.right_share
-        left = np.append(self.row_counts, 0) - right
-        return left + np.concatenate([[0.0], right[:-1]])
-
-    def count(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
-        """Rows in cells [lo, hi) (indices clipped to [0, CELLS])."""
-        return self.rows[np.clip(hi, 0, CELLS)] - self.rows[np.clip(lo, 0, CELLS)]
-
-    def gather(self, chosen: np.ndarray) -> None:
-        """Sort the rows of the ``chosen`` cells (a boolean mask over the cells) once;
-        :meth:`slice` then finds the rows of any run of chosen cells."""
-        picked = np.flatnonzero(chosen[self.cell])
-        self.sorted = sort_sample(self.scores[picked], self.labels[picked], None)
-        # position in the sorted chosen rows of the first row of each cell
-        self.start = np.concatenate([[0], np.cumsum(np.where(chosen, self.row_counts, 0))])
-
-    def order_stat(self, rank: int) -> float:
-        """The ``rank``-th smallest score (0-based); its cell must have been gathered."""
-        c = int(np.searchsorted(self.rows, rank, side="right")) - 1
-        return float(self.sorted.scores[self.start[c] + rank - self.rows[c]])
-
-
-def _smallest_radius(cells: _Cells, centre: np.ndarray, k: int) -> np.ndarray:
+def _smallest_radius(cells: CellIndex, centre: np.ndarray, k: int) -> np.ndarray:
     """Per point, the smallest r >= 0 such that cells centre - r .. centre + r hold at least k
     rows (vectorised bisection; r = CELLS always qualifies)."""
     lo = np.zeros_like(centre)
@@ -140,12 +80,12 @@ def _runs(centre: np.ndarray, radius: np.ndarray) -> np.ndarray:
     return np.clip(np.stack([u0, u1, u2, u3]), 0, CELLS)
 
 
-def _plan(cells: _Cells, points: np.ndarray, k: int) -> np.ndarray:
+def _plan(cells: CellIndex, points: np.ndarray, k: int) -> np.ndarray:
     centre = np.minimum(np.floor(points * CELLS).astype(np.intp), CELLS - 1)
     return _runs(centre, _smallest_radius(cells, centre, k))
 
 
-def _undecided_rows(cells: _Cells, runs: np.ndarray) -> int:
+def _undecided_rows(cells: CellIndex, runs: np.ndarray) -> int:
     u0, u1, u2, u3 = runs
     return int(cells.count(u0, u1).sum() + cells.count(u2, u3).sum())
 
@@ -163,7 +103,7 @@ def _chosen_cells(runs: np.ndarray, extra: list[int]) -> np.ndarray:
     return chosen
 
 
-def _means(cells: _Cells, points: np.ndarray, runs: np.ndarray, k: int) -> np.ndarray:
+def _means(cells: CellIndex, points: np.ndarray, runs: np.ndarray, k: int) -> np.ndarray:
     """Mean label of each point's window, given gathered undecided cells."""
     s, y = cells.sorted.scores, cells.sorted.labels
     out = np.empty(points.size)
@@ -190,22 +130,20 @@ def nearest_means(scores: np.ndarray, labels: np.ndarray, points: np.ndarray, nn
     k-th distance included): ``fit_points(...).value`` for degree 0 and the rectangular
     kernel, unweighted, without sorting. None when the undecided rows, summed over the
     points, exceed ``max_share`` n."""
-    selected = selected_means(scores, labels, points, nn, max_share=max_share)
-    return None if selected is None else selected[0]
+    return selected_means(CellIndex(scores, labels), points, nn, max_share=max_share)
 
 
-def selected_means(scores: np.ndarray, labels: np.ndarray, points: np.ndarray, nn: float, *,
-                   ranks: np.ndarray | None = None,
-                   max_share: float = MAX_UNDECIDED_SHARE) -> tuple[np.ndarray, _Cells] | None:
-    """:func:`nearest_means` and the cells it gathered; ``ranks``: order statistics (0-based)
-    whose cells are gathered too, so that ``cells.order_stat`` answers them (the density's
-    quartiles, :func:`locacal.metrics.lcs_wmse.lcs_unsorted`)."""
-    cells = _Cells(scores, labels)
-    k = effective_count(scores.size, nn, None)
+def selected_means(cells: CellIndex, points: np.ndarray, nn: float, *,
+                   max_share: float = MAX_UNDECIDED_SHARE) -> np.ndarray | None:
+    """:func:`nearest_means` of the rows of ``cells``, which gathers (sorts) their undecided
+    cells and the cells of their ``ranks`` (so that ``cells.order_stat`` answers those order
+    statistics afterwards: the density's quartiles,
+    :func:`locacal.metrics.lcs_wmse.lcs_unsorted`); None, gathering nothing, when the
+    undecided rows exceed ``max_share`` n."""
+    n = cells.scores.size
+    k = effective_count(n, nn, None)
     runs = _plan(cells, points, k)
-    if _undecided_rows(cells, runs) > max_share * scores.size:
+    if _undecided_rows(cells, runs) > max_share * n:
         return None
-    extra = [] if ranks is None else (np.searchsorted(cells.rows, ranks, side="right")
-                                      - 1).tolist()
-    cells.gather(_chosen_cells(runs, extra))
-    return _means(cells, points, runs, k), cells
+    cells.gather(_chosen_cells(runs, cells.rank_cells()))
+    return _means(cells, points, runs, k)

@@ -15,8 +15,9 @@ import numpy as np
 
 from locacal.curves.curve import SLIDES_GRID_SIZE, slides_grid
 from locacal.data.bins import sorted_bins
+from locacal.data.sample import SortedSample
 from locacal.density import reflected_kde_values
-from locacal.localfit._window import effective_count, fixed_or_nn_bandwidth, window_bounds
+from locacal.localfit import LocalParams, fit
 from locacal.metrics.clinical import _chi_terms, _kish_weights, hosmer_lemeshow_groups
 from locacal.metrics.corp import TiedScores
 
@@ -50,23 +51,20 @@ def lcs_batch(scores: np.ndarray, weights: np.ndarray | None) -> BatchStatistic:
     exact evaluation on the slides' grid).
 
     The fit at each grid point is the (weighted) mean label over a window of the sorted scores
-    that depends on the scores only, so for every row it is a difference of prefix sums of
-    ``w * y``. Being a mean of 0/1 labels it lies in [0, 1]: the clipping of the LCS is void.
+    that depends on the scores only: :func:`locacal.localfit.fit` with ``labels`` takes it for
+    every row from running sums of ``w * y``. Being a mean of 0/1 labels it lies in [0, 1]:
+    the clipping of the LCS is void.
     """
     grid = slides_grid(scores, SLIDES_GRID_SIZE)
-    k = effective_count(scores.size, _LCS_NN, None)
-    lo, hi = window_bounds(scores, grid, fixed_or_nn_bandwidth(scores, grid, k, None))
-    w = np.ones_like(scores) if weights is None else weights
-    prefix_w = np.concatenate([[0.0], np.cumsum(w)])
-    window_weight = prefix_w[hi] - prefix_w[lo]
+    # the rows in the caller's order (their labels come with each batch)
+    sample = SortedSample(scores, np.zeros(scores.size, dtype=bool), weights)
+    params = LocalParams(0, _LCS_NN, None, "rect")
     density = reflected_kde_values(scores, grid, weights, is_sorted=True)
     density = density / density.sum()
 
     def statistic(labels: np.ndarray) -> np.ndarray:
-        prefix = np.zeros((labels.shape[0], labels.shape[1] + 1))
-        np.cumsum(_weighted(labels, weights), axis=1, out=prefix[:, 1:])
-        fit = (prefix[:, hi] - prefix[:, lo]) / window_weight
-        return ((fit - grid) ** 2) @ density
+        fit_values = fit(sample, grid, params, labels=labels).value
+        return ((fit_values - grid) ** 2) @ density
 
     return statistic
 

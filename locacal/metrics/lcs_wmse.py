@@ -25,7 +25,7 @@ from locacal._validation import (
 from locacal.curves.curve import SLIDES_GRID_SIZE, slides_grid
 from locacal.data.cells import ScoreStatistics
 from locacal.data.frequency import weighting
-from locacal.data.grid import BINNED_CELLS, nn_bracket, reflected_sum_from_mass
+from locacal.data.grid import BINNED_CELLS, CellIndex, reflected_sum_from_mass
 from locacal.data.quantile import normalised_weights
 from locacal.data.sample import SortedSample, sort_sample
 from locacal.density import (
@@ -46,7 +46,6 @@ from locacal.localfit import (
     local_params,
     warn_undefined,
 )
-from locacal.localfit._selection import selected_means
 from locacal.metrics._dispatch import dask_input
 
 __all__ = [
@@ -226,16 +225,17 @@ def lcs_unsorted(scores: np.ndarray, labels: np.ndarray, nn: float,
                  grid_size: int) -> float | None:
     """The default :func:`lcs` (degree 0, rectangular kernel, exact evaluation) of validated
     unweighted scores and 0/1 labels with more than :data:`locacal.density.EXACT_MAX_N` rows,
-    without sorting them (:mod:`locacal.localfit._selection`: the window means, and the cells
-    holding the density's quartiles); None when the scores are too concentrated for that,
-    and the caller sorts."""
+    without sorting them (:func:`locacal.localfit.fit` on their
+    :class:`~locacal.data.grid.CellIndex`: the window means, and the cells holding the
+    density's quartiles); None when the scores are too concentrated for that, and the
+    caller sorts."""
     n = scores.size
     lo, hi = float(scores.min()), float(scores.max())
     grid = slides_grid(np.array([lo, hi]), grid_size)
-    selected = selected_means(scores, labels, grid, nn, ranks=quartile_ranks(n))
-    if selected is None:
+    cells = CellIndex(scores, labels, ranks=quartile_ranks(n))
+    means = fit(cells, grid, LocalParams(0, nn, None, "rect")).value
+    if means is None:
         return None
-    means, cells = selected
     g = np.clip(means, 0.0, 1.0)
     # the reflected density of locacal.density.reflected_kde_values, binned branch
     q1, q3 = reflected_quartiles_from(cells.order_stat, n)
@@ -336,14 +336,10 @@ def wmse_with_bound(stats: ScoreStatistics, nn: float = 0.15,
     With the weights normalised to sum to the n+ rows of positive weight (cell masses
     m_c = W_c n+ / W; the counts without weights) and k = round(n+ nn), the exact mean at t
     is over the rows nearest to t of normalised weight exactly k (boundary ties shared).
-    The radius h is bracketed from the cumulative masses as in
-    the binned fit of :func:`locacal.localfit.fit` (degree 0, rect; r_lo < h <= r_hi): the
-    cells inside [t - r_lo, t + r_lo] (I, mass M_I, label mass Y_I) are wholly in the
-    window, the rest of it, of mass a = k - M_I, lies in the ring R of cells touching
-    [t - r_hi, t + r_hi] (mass M_R, label mass Y_R). The estimate takes the ring's share
-    a / M_R, (Y_I + a Y_R / M_R) / k; the exact mean is (Y_I + x) / k for some label mass x
-    of the ring in [max(0, a - (M_R - Y_R)), min(a, Y_R)], so each mean is within eps(t),
-    the larger distance to the ends of that interval. Then, as in
+    :func:`locacal.localfit.fit` with :class:`~locacal.localfit.NearestMean` reads the
+    estimate and its bound eps(t) off the cells (the radius h bracketed from the cumulative
+    masses, the ring's share taken, eps the larger distance to the ends of the interval the
+    exact mean lies in). Then, as in
     :func:`lcs_with_bound`, with the density d_j of
     the cells (:func:`~locacal.density.reflected_kde_cells`, relative
     error eta ~ 1e-6 on top),
@@ -354,26 +350,11 @@ def wmse_with_bound(stats: ScoreStatistics, nn: float = 0.15,
 
     over the grid tau_j = linspace(0, 1, grid_size) (all of [0, 1], as in memory).
     """
-    mass, rows = stats._row_mass()
+    rows = float(stats.count.sum())  # rows of positive weight (the cells hold no others)
     k = min(max(float(np.round(rows * nn)), 1.0), rows)
     grid = np.linspace(0.0, 1.0, grid_size)
-    cum_mass = np.concatenate([[0.0], np.cumsum(mass)])
-    cum_events = np.concatenate([[0.0], np.cumsum(stats.wy * (rows / stats.total_weight))])
-    _, _, core, outer = nn_bracket(grid, k, cum_mass)
-
-    def sums(cum: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        inner = cum[core[1]] - cum[core[0]]
-        return inner, (cum[outer[1]] - cum[outer[0]]) - inner
-
-    m_in, m_ring = sums(cum_mass)
-    y_in, y_ring = sums(cum_events)
-    rest = np.clip(k - m_in, 0.0, m_ring)
-    share = np.divide(rest, m_ring, out=np.zeros_like(grid), where=m_ring > 0)
-    window = m_in + rest
-    estimate = (y_in + share * y_ring) / window
-    low = (y_in + np.maximum(rest - (m_ring - y_ring), 0.0)) / window
-    high = (y_in + np.minimum(rest, y_ring)) / window
-    eps = np.maximum(estimate - low, high - estimate)
+    fits = fit(stats, grid, NearestMean(k), outputs=("value", "bound"))
+    estimate, eps = fits.value, fits.bound
     dens = reflected_kde_cells(stats, grid)
     gap = np.abs(grid - estimate)
     value = float(np.sum(dens * gap**2) / dens.sum())
