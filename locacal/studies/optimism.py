@@ -34,6 +34,7 @@ from locacal._validation import (
     check_labels,
     check_resamples,
     check_seed,
+    plain,
     public_api,
     warn,
 )
@@ -380,7 +381,7 @@ def internal_validation(estimator: Any, X: Any, y: Any, *, method: str = "bootst
     n_boot : int, default 200
         Bootstrap samples (``"bootstrap"`` and ``".632"``), at least 1.
     n_folds : int, default 10
-        Folds of ``"cv"``, 2 to n.
+        Folds of ``"cv"``, at least 2 and at most the size of the smaller class.
     curve_method : str, default "local"
         Method of :func:`~locacal.calibration_curve` for the calibration curves.
     seed : None, int or SeedSequence
@@ -415,23 +416,27 @@ def internal_validation(estimator: Any, X: Any, y: Any, *, method: str = "bootst
     check_choice(method, METHODS_VALIDATION, "method")
     check_choice(curve_method, METHODS, "curve_method")
     check_bool(progress, "progress")
+    n_boot = check_resamples(n_boot, "n_boot")
+    n_folds = check_int(n_folds, "n_folds", minimum=2)
     seed = check_seed(seed, kind="spawn")
     n = _n_rows(X)
+    n_y = np.shape(y)[0] if np.ndim(y) >= 1 else None
+    if n_y is not None and n_y != n:
+        raise ValueError(f"X and y must have one row per observation: X has {n} rows, y has "
+                         f"{n_y} values")
     labels = check_labels(y, n, "y")
     if n < 10:
         raise ValueError(f"X: internal validation needs at least 10 rows, got {n}")
     if labels.min() == labels.max():
-        raise ValueError("y holds one class: no metric of discrimination or calibration is "
-                         "defined")
+        raise ValueError(f"y holds one class ({plain(labels[0])}): no metric of "
+                         "discrimination or calibration is defined")
     if method == "cv":
-        n_folds = check_int(n_folds, "n_folds", minimum=2, maximum=n)
         smaller = int(min(labels.sum(), n - labels.sum()))
         if n_folds > smaller:
             raise ValueError(f"n_folds: {n_folds} folds need at least {n_folds} events and "
-                             f"non-events in y; the smaller class has {smaller}")
+                             f"{n_folds} non-events in y; the smaller class has {smaller}")
         splits = _cv_splits(labels, n_folds, seed)
     else:
-        n_boot = check_resamples(n_boot, "n_boot")
         splits = _bootstrap_splits(n, child_seeds(seed, n_boot), method)
     return validate_splits(estimator, X, labels, splits, method, curve_method=curve_method,
                            n_jobs=n_jobs, progress=progress)
