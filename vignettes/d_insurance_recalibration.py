@@ -340,7 +340,7 @@ validation.table
 
 # %%
 ax = validation.plot()
-ax.set_title("GLM on all policyholders: optimism-corrected calibration");
+_ = ax.set_title("GLM on all policyholders: optimism-corrected calibration")
 
 # %% [markdown]
 # With 23,359 policyholders, 3,151 claims and 11 parameters, the optimism is negligible: the

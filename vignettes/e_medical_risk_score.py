@@ -228,7 +228,7 @@ validation.table
 
 # %%
 ax = validation.plot()
-ax.set_title("Logistic model on all 532 women");
+_ = ax.set_title("Logistic model on all 532 women")
 
 # %% [markdown]
 # The apparent slope of a maximum-likelihood logistic model is 1 and its apparent intercept 0
