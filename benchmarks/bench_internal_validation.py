@@ -23,7 +23,8 @@ Full run (default): 50 sets, 100 bootstrap samples per method (the function's de
 is small beside its spread over development sets).
 ``--quick``: 4 sets, 20 bootstrap samples, 20 000 external rows.
 
-Usage: ``python benchmarks/bench_internal_validation.py [--reps 50] [--boot 100] [--quick]``
+Usage: ``python benchmarks/bench_internal_validation.py [--reps 50] [--boot 100] [--quick]
+[--out results.csv]``; ``--summarise results.csv`` prints the tables of a partial run.
 """
 
 from __future__ import annotations
@@ -69,29 +70,15 @@ def one_set(child: np.random.SeedSequence, external: tuple[np.ndarray, np.ndarra
     return row
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--reps", type=int, default=50)
-    parser.add_argument("--boot", type=int, default=100)
-    parser.add_argument("--external", type=int, default=100_000)
-    parser.add_argument("--seed", type=int, default=20261125)
-    parser.add_argument("--quick", action="store_true")
-    args = parser.parse_args()
-    if args.quick:
-        args.reps, args.boot, args.external = 4, 20, 20_000
-    warnings.simplefilter("ignore", CalibrationWarning)
-    root = np.random.SeedSequence(args.seed)
-    ext_seed, *children = root.spawn(args.reps + 1)
-    external = draw(args.external, np.random.default_rng(ext_seed))
-    start = time.perf_counter()
-    rows = [one_set(child, external, args.boot) for child in children]
-    elapsed = time.perf_counter() - start
-    values = {col: pd.DataFrame([r[col] for r in rows])[SHOWN] for col in COLUMNS}
-    print(f"{args.reps} development sets of {N_DEV} rows (5 signal + 15 noise predictors), "
-          f"{args.boot} bootstrap samples, 10-fold cv, external n = {args.external}; "
-          f"{elapsed:.0f} s")
+def summarise(long: pd.DataFrame, note: str) -> None:
+    """Print the tables from the long results (set, column, metric, value)."""
+    values = {col: long[long["column"] == col].pivot(index="set", columns="metric",
+                                                     values="value")[SHOWN]
+              for col in COLUMNS}
+    reps = len(values["external"])
+    se = np.sqrt(reps)
+    print(f"{reps} development sets of {N_DEV} rows (5 signal + 15 noise predictors); {note}")
     print("\nMean over development sets (MC s.e.)")
-    se = np.sqrt(args.reps)
     table = pd.DataFrame({col: [f"{v[m].mean():.4f} ({v[m].std() / se:.4f})" for m in SHOWN]
                           for col, v in values.items()}, index=SHOWN)
     print(table.to_string())
@@ -99,12 +86,45 @@ def main() -> None:
     diffs = {}
     for col in ("apparent", "bootstrap", ".632", "cv"):
         d = values[col] - values["external"]
-        diffs[col] = [f"{d[m].mean():+.4f} ({d[m].std() / np.sqrt(args.reps):.4f})"
-                      for m in SHOWN]
+        diffs[col] = [f"{d[m].mean():+.4f} ({d[m].std() / se:.4f})" for m in SHOWN]
     print(pd.DataFrame(diffs, index=SHOWN).to_string())
     gap = values["bootstrap"]["slope"].mean() - values["external"]["slope"].mean()
     print(f"\nslope: mean bootstrap-corrected - mean external = {gap:+.4f} "
           f"({'within' if abs(gap) <= 0.03 else 'NOT within'} 0.03)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--reps", type=int, default=50)
+    parser.add_argument("--boot", type=int, default=100)
+    parser.add_argument("--external", type=int, default=100_000)
+    parser.add_argument("--seed", type=int, default=20261125)
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--out", help="CSV file that receives each set's results as it ends")
+    parser.add_argument("--summarise", metavar="CSV",
+                        help="print the tables of a (possibly partial) --out file and stop")
+    args = parser.parse_args()
+    if args.summarise:
+        summarise(pd.read_csv(args.summarise), f"read from {args.summarise}")
+        return
+    if args.quick:
+        args.reps, args.boot, args.external = 4, 20, 20_000
+    warnings.simplefilter("ignore", CalibrationWarning)
+    root = np.random.SeedSequence(args.seed)
+    ext_seed, *children = root.spawn(args.reps + 1)
+    external = draw(args.external, np.random.default_rng(ext_seed))
+    start = time.perf_counter()
+    records = []
+    for i, child in enumerate(children):
+        row = one_set(child, external, args.boot)
+        records += [(i, col, m, v) for col, metrics in row.items() for m, v in metrics.items()]
+        if args.out:
+            pd.DataFrame(records, columns=["set", "column", "metric", "value"]).to_csv(
+                args.out, index=False)
+    elapsed = time.perf_counter() - start
+    summarise(pd.DataFrame(records, columns=["set", "column", "metric", "value"]),
+              f"{args.boot} bootstrap samples, 10-fold cv, external n = {args.external}; "
+              f"{elapsed:.0f} s")
 
 
 if __name__ == "__main__":

@@ -350,6 +350,11 @@ def internal_validation(estimator: Any, X: Any, y: Any, *, method: str = "bootst
       on the fold; optimism = apparent - corrected. (rms's ``"crossvalidation"`` reports
       instead apparent - (training - test); both columns are in the table.)
 
+    .632 and cv judge each refit on the rows it left out (about 0.368 n and n / k): there the
+    slope is noisy and the ICI and LCS, positive even for a calibrated model, are inflated by
+    small-sample noise, so for calibration the bootstrap, which judges every refit on all n
+    rows, is the estimator to read.
+
     The metrics (rows of the table), each from locacal's one implementation:
     ``auc`` (:func:`~locacal.metrics.auc`), ``brier`` (:func:`~locacal.brier_score`),
     ``intercept`` (calibration-in-the-large), ``slope`` and ``joint_intercept`` (the intercept
