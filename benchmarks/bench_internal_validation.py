@@ -101,11 +101,15 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=20261125)
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--out", help="CSV file that receives each set's results as it ends")
-    parser.add_argument("--summarise", metavar="CSV",
-                        help="print the tables of a (possibly partial) --out file and stop")
+    parser.add_argument("--first", type=int, default=0,
+                        help="run sets first..reps-1 only (set i is the same in every run), "
+                             "to extend a run in pieces")
+    parser.add_argument("--summarise", metavar="CSV", nargs="+",
+                        help="print the tables of (possibly partial) --out files and stop")
     args = parser.parse_args()
     if args.summarise:
-        summarise(pd.read_csv(args.summarise), f"read from {args.summarise}")
+        summarise(pd.concat([pd.read_csv(f) for f in args.summarise]),
+                  f"read from {', '.join(args.summarise)}")
         return
     if args.quick:
         args.reps, args.boot, args.external = 4, 20, 20_000
@@ -116,6 +120,8 @@ def main() -> None:
     start = time.perf_counter()
     records = []
     for i, child in enumerate(children):
+        if i < args.first:
+            continue
         row = one_set(child, external, args.boot)
         records += [(i, col, m, v) for col, metrics in row.items() for m, v in metrics.items()]
         if args.out:
