@@ -37,7 +37,8 @@ def _blocks(page: Path) -> list[str]:
 
 
 def test_every_page_has_examples():
-    assert [page.stem for page in PAGES] == ["index", "fix", "from_r", "measure", "reproduce",
+    assert [page.stem for page in PAGES] == ["index", "fix", "from_r", "internal_validation",
+                                             "measure", "reproduce",
                                              "scale", "see"]
     assert all(_blocks(page) for page in PAGES)
 
