@@ -64,6 +64,8 @@ _EXPORTS = {
     "recalibrate": "locacal.recalibration.workflow",
     "RecalibrationResult": "locacal.recalibration.workflow",
     "run_simulation": "locacal.studies.miscalibration",
+    "internal_validation": "locacal.studies.optimism",
+    "InternalValidation": "locacal.studies.optimism",
     "real_data_study": "locacal.studies.real_data",
     "tree_case_study": "locacal.studies.tree_case",
     "tree_grid_study": "locacal.studies.tree_grid",
@@ -85,6 +87,7 @@ __all__ = [
     "BinningCalibrator",
     "CalibrationCurve",
     "CalibrationWarning",
+    "InternalValidation",
     "IsotonicCalibrator",
     "KernelCalibrator",
     "LocalRegressionCalibrator",
@@ -114,6 +117,7 @@ __all__ = [
     "explain_report",
     "forest_grid_study",
     "hosmer_lemeshow",
+    "internal_validation",
     "kl_divergence",
     "lcs",
     "log_loss",
@@ -188,7 +192,9 @@ if TYPE_CHECKING:  # for static analysers and IDEs; nothing is imported at run t
     from locacal.recalibration import RecalibrationResult, recalibrate, split
     from locacal.report.table import calibration_report, explain_report
     from locacal.studies import (
+        InternalValidation,
         forest_grid_study,
+        internal_validation,
         real_data_study,
         run_simulation,
         tree_case_study,

@@ -146,6 +146,21 @@ def _recalibration_result(**kw: Any) -> Any:
     return result.summary(**kw)
 
 
+XV = np.column_stack([S, _RNG.normal(size=N)])
+
+
+def _internal_validation(y: Any, **kw: Any) -> Any:
+    from sklearn.linear_model import LogisticRegression
+
+    kw = {"estimator": LogisticRegression(), "X": XV, "n_boot": 3, "seed": 0,
+          "progress": False, **kw}
+    return locacal.internal_validation(kw.pop("estimator"), kw.pop("X"), y, **kw)
+
+
+def _internal_validation_result(**kw: Any) -> Any:
+    return _internal_validation(Y, **kw).to_frame()
+
+
 def _curve_call(scores: Any) -> Any:
     return locacal.calibration_curve(S, Y, method="platt")(scores)
 
@@ -284,6 +299,12 @@ def _build_table() -> list[Row]:
             label="recalibrate DataFrames"),
         Row("RecalibrationResult", _recalibration_result, params=_params(split=("nope", 1))),
         # studies
+        Row("internal_validation", _internal_validation, {"y": Y}, {"y": "labels"},
+            _params(method=("nope", 1), n_boot=COUNT, n_folds=(0, 1, 2.5, "3"),
+                    curve_method=("nope", 1), seed=SEED, n_jobs=(0, 2.5, "x"),
+                    progress=("yes",), X=(XV[:-1], XV[:, 0], "x"),
+                    estimator=("x", locacal.PlattCalibrator, None))),
+        Row("InternalValidation", _internal_validation_result),
         Row("run_simulation", lambda **kw: lc.run_simulation(
             **{"n_samples": 1, "n_obs": 200, "alphas": (1.0,), "gammas": (1.0,), **study,
                **kw}), params=_params(

@@ -483,3 +483,27 @@ pd.DataFrame({
               for s in (test["balanced"], repaired_lik, test["glm"])],
     "lcs": [locacal.lcs(s, test["claim"]) for s in (test["balanced"], repaired_lik, test["glm"])],
 }, index=["balanced", "balanced + local likelihood (GCV span)", "GLM"])
+# ## Internal validation of the GLM on all policyholders
+#
+# The split above holds out 40 % of the policyholders to calibrate and to test. How much
+# would the GLM's apparent performance flatter it if it were fitted on all 23,359 and judged
+# on the same policyholders? `internal_validation` refits the pipeline on bootstrap samples
+# and subtracts the mean optimism (the value on the bootstrap sample minus the value on all
+# policyholders) from each apparent metric (Efron-Gong; `rms::validate` in R). 50 bootstrap
+# samples keep the cell short; the default is 200.
+
+# %%
+validation = locacal.internal_validation(logistic(), holders[FACTORS], holders["claim"],
+                                         n_boot=50, seed=1980, progress=False)
+validation.table
+
+# %%
+ax = validation.plot()
+_ = ax.set_title("GLM on all policyholders: optimism-corrected calibration")
+
+# %% [markdown]
+# With 23,359 policyholders, 3,151 claims and 10 parameters, the optimism is negligible: the
+# corrected calibration slope stays close to 1 (about 0.98) and the corrected AUC within two
+# thousandths of the apparent one. Over-fitting is not what calls for recalibration here: the
+# balanced score's miscalibration is systematic (its intercept), which no resampling of the
+# GLM shows.

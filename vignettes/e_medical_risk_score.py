@@ -313,3 +313,44 @@ locacal.calibration_report(
                   "local likelihood": lik_map.predict(test["forest"])}),
     test["diabetes"], clinical=True).set_index("model")[
         ["cal_intercept", "cal_slope", "ici", "brier", "auc"]]
+# ## Internal validation: all 532 women, no split
+#
+# Splitting 532 women into 266 / 133 / 133 spends data: the model is fitted on half of them
+# and judged on a quarter, and the judgement is noisy. The alternative of clinical prediction
+# modelling (Harrell 2015, §5.3; Steyerberg 2019, ch. 17) fits the model on **all** women and
+# estimates how optimistic its apparent performance is by refitting it on bootstrap samples:
+# the optimism of each metric is the mean, over the bootstrap fits, of (its value on the
+# bootstrap sample - its value on the original women), and the corrected value is the
+# apparent one minus that optimism (`rms::validate` in R). `internal_validation` does this for
+# any scikit-learn pipeline, for the AUC, the Brier score, calibration-in-the-large, the
+# calibration slope, the ICI and the LCS, with the optimism-corrected calibration curve
+# (`rms::calibrate`).
+
+# %%
+logistic_all = make_pipeline(StandardScaler(), LogisticRegression(C=float("inf")))
+validation = locacal.internal_validation(logistic_all, pima[PREDICTORS], pima["diabetes"],
+                                         n_boot=200, seed=532, progress=False)
+validation.table
+
+# %%
+ax = validation.plot()
+_ = ax.set_title("Logistic model on all 532 women")
+
+# %% [markdown]
+# The apparent slope of a maximum-likelihood logistic model is 1 and its apparent intercept 0
+# by construction (up to the solver's tolerance); the bootstrap says that on new women of the
+# same population the slope is expected to be about 0.94: the model is mildly over-fitted (its
+# risks are a little too extreme), which a uniform shrinkage of the linear predictor by the
+# corrected slope would repair (Harrell 2015, §5.5). The corrected AUC (0.851 against 0.860
+# apparent) and Brier score are what the model should achieve on new women. The .632 bootstrap
+# and 10-fold cross-validation agree on the AUC and the Brier score. They do not on the ICI
+# and the LCS, and cross-validation not on the slope: there each fit is judged on the rows it
+# left out (about 53 women per fold, about 196 out of the bootstrap sample), and on so few
+# rows the slope is noisy and the ICI and LCS, which are positive even for a calibrated model,
+# are inflated by noise. The Efron-Gong bootstrap judges every refit on all 532 women, which is
+# why Harrell and Steyerberg recommend it.
+#
+# %%
+pd.DataFrame({method: locacal.internal_validation(
+    logistic_all, pima[PREDICTORS], pima["diabetes"], method=method, n_boot=200, seed=532,
+    progress=False).table["corrected"] for method in ("bootstrap", ".632", "cv")})

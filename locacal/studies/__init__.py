@@ -9,6 +9,8 @@
 * the slides' §5 tree studies: :mod:`~locacal.studies.tree_models` (data, rpart's tree, CV
   pruning), :mod:`~locacal.studies.tree_case` (the case study), :mod:`~locacal.studies.tree_grid`
   (tree and forest grids) and :mod:`~locacal.studies.tree_figures`.
+* :mod:`~locacal.studies.optimism`: optimism-corrected internal validation of any
+  scikit-learn classifier (``rms::validate`` and ``rms::calibrate``).
 
 Every name is importable from here.
 """
@@ -20,6 +22,7 @@ from locacal.studies.miscalibration import (
     plot_simulation_standard_metrics,
     run_simulation,
 )
+from locacal.studies.optimism import InternalValidation, internal_validation
 from locacal.studies.real_data import (
     RealDataStudy,
     load_fair,
@@ -45,6 +48,7 @@ from locacal.studies.tree_models import cv_pruned_tree, cv_pruning_path, rpart_t
 __all__ = [
     "DEFAULT_CPS",
     "GridStudy",
+    "InternalValidation",
     "RealDataStudy",
     "SimulationResult",
     "TreeCaseStudy",
@@ -53,6 +57,7 @@ __all__ = [
     "cv_pruned_tree",
     "cv_pruning_path",
     "forest_grid_study",
+    "internal_validation",
     "load_fair",
     "plot_bin_size_study",
     "plot_metrics_vs_leaves",
