@@ -68,13 +68,14 @@ def calibration_curve(
     interval: str = "wilson",
     n_boot: int = DEFAULT_N_BOOT,
     seed: Any = None,
+    critical: str = "tube",
     **params: Any,
 ) -> CalibrationCurve:
     """Estimate the calibration curve g(p) = E[D | s(X) = p] of binary-classifier scores.
 
     ``calibration_curve(s, d, method=m, **params)`` is
     ``make_calibrator(m, **params).fit(s, d, sample_weight=weights).curve(grid, band=band,
-    level=level, interval=interval, n_boot=n_boot, seed=seed)``.
+    level=level, interval=interval, n_boot=n_boot, seed=seed, critical=critical)``.
 
     Parameters
     ----------
@@ -95,10 +96,14 @@ def calibration_curve(
         Points in [0, 1] where the curve is tabulated. By default the 2024 slides' grid: 100
         equally spaced points restricted to the observed score range (bin centres for
         binning).
-    band : {"pointwise", "bootstrap", "consistency", None}, default "pointwise"
+    band : {"pointwise", "bootstrap", "consistency", "simultaneous", None}, default \
+"pointwise"
         The band (:mod:`locacal.curves.bands`): the method's analytic pointwise band
-        (bootstrap for isotonic), a bootstrap band, or the consistency band of a calibrated
-        model with these scores.
+        (bootstrap for isotonic), a bootstrap band, the consistency band of a calibrated
+        model with these scores, or a simultaneous band (sup-t band of the smoothers on the
+        5-95 % score quantiles, Šidák over bins, Scheffé for Platt and beta;
+        :mod:`locacal.curves.simultaneous`; not for isotonic). Its dual test is
+        ``calibration_test(scores, labels, statistic="sup")``.
     level : float in (0, 1), default 0.95
         Confidence level of the band.
     interval : {"wilson", "jeffreys", "clopper-pearson", "normal"}, default "wilson"
@@ -106,7 +111,10 @@ def calibration_curve(
     n_boot : int, default 200
         Resamples of the bootstrap and consistency bands, from 10 to 10^6.
     seed : int, Generator or None
-        Seed of those resamples.
+        Seed of those resamples (and of the multiplier draws of ``critical="bootstrap"``).
+    critical : {"tube", "bootstrap"}, default "tube"
+        Critical value of the smoothers' simultaneous band: the volume-of-tube formula or
+        Gaussian multiplier draws (:mod:`locacal.curves.simultaneous`).
     **params
         Options of the chosen calibrator (its ``__init__`` parameters).
 
@@ -139,7 +147,7 @@ def calibration_curve(
     s, y, w = check_scores_labels(scores, labels, weights)
     return estimator.fit(s, y, sample_weight=w).curve(grid, band=band, level=level,
                                                       interval=interval, n_boot=n_boot,
-                                                      seed=seed)
+                                                      seed=seed, critical=critical)
 
 
 #: The options of the methods a Dask input can take (curves from cell statistics).
@@ -160,6 +168,9 @@ def _dask_curve(scores: Any, labels: Any, weights: Any, method: str, grid: Any, 
     if method not in _DASK_OPTIONS:
         raise ValueError(f"method={plain(method)!r} is not available for Dask input; use 'binning' "
                          "or 'local' (curves from cell statistics)")
+    if check_band(band) == "simultaneous":
+        raise ValueError("band='simultaneous' needs the fitted rows (the smoother weights), "
+                         "which Dask input does not keep; use band='pointwise' or None")
     if check_band(band) not in ("pointwise", None):
         raise ValueError(f"band={plain(band)!r} resamples rows, which Dask input does not "
                          "keep; use band='pointwise' or None")
