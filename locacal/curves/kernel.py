@@ -118,8 +118,8 @@ class KernelCalibrator(BaseCalibrator):
         """The sup-t law of the simultaneous band: the kernel fit's smoother weights."""
         rows = gaussian_kernel_rows(self.scores_, self.weights_, self.bandwidth_,
                                     0 if self.reg_type == "lc" else 1)
-        return linear_smoother_null(rows, self.scores_, self._predict(grid), grid, critical,
-                                    seed)
+        return linear_smoother_null(rows, self.scores_, lambda: self._predict(self.scores_),
+                                    self._predict(grid), grid, critical, seed)
 
     def _curve_params(self) -> dict[str, Any]:
         return {"reg_type": self.reg_type, "bw": self.bandwidth_}

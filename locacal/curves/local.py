@@ -313,7 +313,8 @@ class LocalRegressionCalibrator(BaseCalibrator):
                              "(Dask input); use band='pointwise' or None")
         sample = self.sample_
         return linear_smoother_null(local_fit_rows(sample, self.params_), sample.scores,
-                                    self._predict(grid), grid, critical, seed)
+                                    lambda: self._predict(sample.scores), self._predict(grid),
+                                    grid, critical, seed)
 
     def _counts(self, grid: np.ndarray) -> np.ndarray:
         """The rows within the window's cells, at most floor(n nn) (fit from cells)."""

@@ -119,7 +119,8 @@ class LowessCalibrator(BaseCalibrator):
             return super()._sup_null(grid, critical, seed)
         sample = self.sample_
         return linear_smoother_null(local_fit_rows(sample, self.params_), sample.scores,
-                                    self._predict(grid), grid, critical, seed)
+                                    lambda: self._predict(sample.scores), self._predict(grid),
+                                    grid, critical, seed)
 
     def _no_simultaneous_reason(self) -> str:
         return (" with robustness iterations or delta > 0 (not a linear smoother); use it=0, "

@@ -109,8 +109,10 @@ __all__ = [
 
 #: How the smoothers' critical value is found.
 CRITICAL = ("tube", "bootstrap")
-#: Gaussian multiplier draws of ``critical="bootstrap"``.
-DRAWS = 10_000
+#: Bernoulli multiplier draws of ``critical="bootstrap"``.
+DRAWS = 1000
+#: Label draws formed at once (draws x rows cells).
+_CHUNK_CELLS = 1 << 22
 #: Score quantiles bounding the smoothers' simultaneous band (and the sup test).
 RANGE = (0.05, 0.95)
 
@@ -243,9 +245,19 @@ def gaussian_kernel_rows(scores: np.ndarray, weights: np.ndarray | None, bandwid
     return rows
 
 
+def _studentized_se(estimate: np.ndarray, var_factor: np.ndarray) -> np.ndarray:
+    """:math:`\\sqrt{\\tilde p (1 - \\tilde p) \\sum_i l_i^2}` at Agresti & Coull's
+    :math:`\\tilde p = (\\hat g n_e + 2) / (n_e + 4)`, :math:`n_e = 1 / \\sum_i l_i^2`;
+    broadcasts over leading axes of ``estimate``."""
+    n_eff = 1.0 / var_factor
+    p = np.clip(np.nan_to_num(estimate, nan=0.5), 0.0, 1.0)
+    adjusted = (p * n_eff + 2.0) / (n_eff + 4.0)
+    return np.sqrt(adjusted * (1.0 - adjusted) * var_factor)
+
+
 def linear_smoother_null(rows: Callable[[np.ndarray], np.ndarray], scores: np.ndarray,
-                         estimate: np.ndarray, grid: np.ndarray, critical: str,
-                         seed: Any) -> SupTNull:
+                         fitted: Callable[[], np.ndarray], estimate: np.ndarray,
+                         grid: np.ndarray, critical: str, seed: Any) -> SupTNull:
     """The sup-t law of a linear smoother on the grid points within :data:`RANGE`.
 
     Parameters
@@ -254,7 +266,10 @@ def linear_smoother_null(rows: Callable[[np.ndarray], np.ndarray], scores: np.nd
         ``rows(points)`` returns the smoother weights at ``points``, shape (m, n), over the
         fitted rows.
     scores : ndarray
-        The fitted scores (rows of positive weight): they set the range.
+        The fitted scores (rows of positive weight), in the order of ``rows``' columns.
+    fitted : callable
+        ``fitted()`` returns the fitted map at those scores (the bootstrap's
+        Bernoulli probabilities; called for ``critical="bootstrap"`` only).
     estimate : ndarray
         The estimate at ``grid`` (the variance plug-in, module docstring).
     grid : ndarray
@@ -271,21 +286,33 @@ def linear_smoother_null(rows: Callable[[np.ndarray], np.ndarray], scores: np.nd
     weights = rows(points)
     gram = weights @ weights.T
     var_factor = np.maximum(np.diag(gram), np.finfo(float).tiny)
-    n_eff = 1.0 / var_factor
-    p = np.clip(np.nan_to_num(estimate[inside], nan=0.5), 0.0, 1.0)
-    adjusted = (p * n_eff + 2.0) / (n_eff + 4.0)  # Agresti & Coull: two events, two non-events
-    se = np.sqrt(adjusted * (1.0 - adjusted) * var_factor)
+    se = _studentized_se(estimate[inside], var_factor)
     root = np.sqrt(var_factor)
     corr = np.clip(gram / np.outer(root, root), -1.0, 1.0)
     order = np.argsort(points, kind="stable")
     kappa0 = float(np.arccos(corr[order[1:], order[:-1]]).sum())
     maxima = None
     if critical == "bootstrap":
-        values, vectors = np.linalg.eigh(corr)
-        factor = vectors * np.sqrt(np.clip(values, 0.0, None))
-        draws = np.random.default_rng(seed).standard_normal((DRAWS, points.size)) @ factor.T
-        maxima = np.sort(np.abs(draws).max(axis=1))
+        maxima = _bernoulli_maxima(weights, np.clip(fitted(), 0.0, 1.0), var_factor,
+                                   np.random.default_rng(seed))
     return SupTNull(inside, se, kappa0, critical, maxima)
+
+
+def _bernoulli_maxima(weights: np.ndarray, p: np.ndarray, var_factor: np.ndarray,
+                      rng: np.random.Generator) -> np.ndarray:
+    """Sorted :math:`M^*_b = \\max_t |\\sum_i l_i(t)(D^*_i - \\hat p_i)| /
+    \\widehat{se}^*(t)`, :math:`D^*_i \\sim \\mathcal B(\\hat p_i)`, b = 1..:data:`DRAWS`."""
+    centre = weights @ p
+    n = p.size
+    chunk = max(1, _CHUNK_CELLS // max(n, 1))
+    out = np.empty(DRAWS)
+    for start in range(0, DRAWS, chunk):
+        stop = min(start + chunk, DRAWS)
+        draws = (rng.random((stop - start, n)) < p).astype(np.float64)
+        smooth = draws @ weights.T
+        se = _studentized_se(smooth, var_factor)
+        out[start:stop] = np.max(np.abs(smooth - centre) / se, axis=1)
+    return np.sort(out)
 
 
 def sup_band(estimate: np.ndarray, null: SupTNull,
