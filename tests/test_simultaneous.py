@@ -123,22 +123,47 @@ def test_tube_constant_and_critical_value_match_r_locfit():
     assert np.arccos(corr).sum() == pytest.approx(r["kappa0"][0], rel=0.05)
 
 
-def test_multiplier_critical_value_matches_brute_force_sup_over_rows():
-    """The draws from the m x m correlation have the law of sum_i l_i(t) xi_i / ||l(t)||:
-    simulate that over the n rows directly and compare the 95 % quantiles."""
+def test_tube_critical_value_is_close_to_the_gaussian_sup_over_rows():
+    """The tube formula approximates the 95 % quantile of max_t |sum_i l_i(t) xi_i| /
+    ||l(t)||, xi_i i.i.d. N(0, 1): simulate it over the n rows directly."""
     s, d = _sample(400, 4)
     est = locacal.LocalRegressionCalibrator().fit(s, d)
     grid = est.curve(band=None).grid
-    null = est._sup_null(grid, "bootstrap", 0)
+    null = est._sup_null(grid, "tube", None)
     rows = local_fit_rows(est.sample_, est.params_)(grid[null.inside])
     unit = rows / np.linalg.norm(rows, axis=1, keepdims=True)
     xi = np.random.default_rng(5).standard_normal((4000, s.size))
     brute = np.quantile(np.abs(xi @ unit.T).max(axis=1), 0.95)
-    # two Monte Carlo quantiles (10^4 and 4000 draws): s.e. about 0.02 each
-    assert null.critical_value(0.95) == pytest.approx(brute, abs=0.08)
-    # the tube's polygon approximation is close (and not smaller than the pointwise value)
-    tube = est._sup_null(grid, "tube", None).critical_value(0.95)
-    assert 1.96 < tube and tube == pytest.approx(brute, abs=0.15)
+    # the polygon's length makes the tube conservative for the grid points; measured
+    # 3.0 vs 2.9 here; the quantile of 4000 draws has s.e. about 0.03
+    tube = null.critical_value(0.95)
+    assert brute - 0.1 < tube < brute + 0.25
+
+
+def test_bernoulli_bootstrap_matches_refits_on_bernoulli_labels():
+    """critical="bootstrap" draws D*_i ~ B(g_hat(s_i)) and studentizes the smoothed
+    deviations; the same law by refitting the calibrator on such labels (its own fit and
+    variance factor, not the band's smoother weights)."""
+    s, d = _sample(500, 8)
+    est = locacal.LocalRegressionCalibrator(clip=False).fit(s, d)
+    grid = est.curve(band=None).grid
+    null = est._sup_null(grid, "bootstrap", 0)
+    points = grid[null.inside]
+    p = np.clip(est.predict(s), 0, 1)
+    rows = local_fit_rows(est.sample_, est.params_)(points)
+    order = np.argsort(s, kind="stable")
+    centre = rows @ p[order]
+    rng = np.random.default_rng(9)
+    maxima = []
+    for _ in range(300):
+        y = (rng.uniform(size=s.size) < p).astype(float)
+        refit = locacal.LocalRegressionCalibrator(clip=False).fit(s, y)
+        fits = fit(refit.sample_, points, refit.params_, outputs=("value", "var_factor"))
+        n_eff = 1 / fits.var_factor
+        q = (np.clip(fits.value, 0, 1) * n_eff + 2) / (n_eff + 4)
+        maxima.append(np.max(np.abs(fits.value - centre) / np.sqrt(q * (1 - q) / n_eff)))
+    # 95 % quantiles of 1000 and 300 draws: s.e. about 0.05 each
+    assert null.critical_value(0.95) == pytest.approx(np.quantile(maxima, 0.95), abs=0.2)
 
 
 def test_bootstrap_pvalue_and_critical_value_agree_exactly():
@@ -192,8 +217,11 @@ def test_tube_and_bootstrap_bands_are_close(data):
     s, d = data
     tube = calibration_curve(s, d, band="simultaneous")
     boot = calibration_curve(s, d, band="simultaneous", critical="bootstrap", seed=1)
-    np.testing.assert_allclose(tube.upper - tube.lower, boot.upper - boot.lower, rtol=0.1,
-                               equal_nan=True)
+    ratio = (boot.upper - boot.lower) / (tube.upper - tube.lower)
+    ok = ~np.isnan(ratio)
+    # the Bernoulli draws keep the skewness the tube's Gaussian limit ignores: measured
+    # 1.04-1.1 times the tube's width here
+    assert np.all((ratio[ok] > 0.95) & (ratio[ok] < 1.3))
     again = calibration_curve(s, d, band="simultaneous", critical="bootstrap", seed=1)
     np.testing.assert_array_equal(boot.upper, again.upper)
 
@@ -252,25 +280,33 @@ def _leaves(curve) -> bool:
 
 
 def test_sup_test_rejects_exactly_when_the_diagonal_leaves_the_band():
-    """In every sample (calibrated, mildly and clearly miscalibrated; n 300-3000):
+    """In every sample (calibrated, mildly and clearly miscalibrated; n 300-1500):
     p < alpha exactly when the diagonal leaves the default curve's 1 - alpha band."""
     rejections = 0
-    for seed in range(24):
-        gamma = (1.0, 1.15, 1.4)[seed % 3]
-        s, d = _sample((300, 1000, 3000)[seed % 3], 100 + seed,
+    for seed in range(12):
+        gamma = (1.0, 1.2, 1.5)[seed % 3]
+        s, d = _sample((300, 800, 1500)[seed % 3], 100 + seed,
                        g=lambda p, gamma=gamma: expit(logit(p) / gamma))
-        result = calibration_test(s, d, statistic="sup")
-        assert result.method == "asymptotic" and result.null is None
+        result = calibration_test(s, d, statistic="sup")  # multiplier draws, seed 0
+        assert result.method == "multiplier" and result.null.size == 1000
+        tube = calibration_test(s, d, statistic="sup", method="asymptotic")
+        assert tube.method == "asymptotic" and tube.null is None
         for level, alpha in ((0.95, 0.05), (0.9, 0.1)):
             curve = calibration_curve(s, d, band="simultaneous", level=level)
             assert (result.pvalue < alpha) == _leaves(curve)
+            curve = calibration_curve(s, d, band="simultaneous", level=level,
+                                      critical="tube")
+            assert (tube.pvalue < alpha) == _leaves(curve)
+        seeded = calibration_test(s, d, statistic="sup", seed=seed)
+        curve = calibration_curve(s, d, band="simultaneous", seed=seed)
+        assert (seeded.pvalue < 0.05) == _leaves(curve)
         rejections += result.pvalue < 0.05
-    assert 0 < rejections < 24  # both outcomes were exercised
+    assert 0 < rejections < 12  # both outcomes were exercised
 
 
 def test_sup_test_refuses_resampling():
     s, d = _sample(300, 9)
-    with pytest.raises(ValueError, match="method='auto' or 'asymptotic'"):
+    with pytest.raises(ValueError, match="not by consistency resampling"):
         calibration_test(s, d, statistic="sup", method="resampling")
 
 
@@ -278,11 +314,13 @@ def test_sup_test_refuses_resampling():
 
 
 def test_seeded_coverage_and_size():
-    """40 samples of n = 1000 on a calibrated and a wiggly map: joint coverage of the
-    default curve's band over the 5-95 % range. Full study: 0.93-0.97 (see the benchmark);
-    with 40 samples the MC s.e. is 0.034, so a coverage of 0.85 or more is asked."""
-    hits = {"calibrated": 0, "wiggly": 0}
-    maps = {"calibrated": lambda p: p, "wiggly": lambda p: p + 0.08 * np.sin(3 * np.pi * p)}
+    """40 samples of n = 1000 on a calibrated and an over-confident map (uniform scores):
+    joint coverage of the default curve's band over the 5-95 % range, and the sup test's
+    rejection rate on the calibrated ones. Full study (several DGPs, n = 500-20000):
+    benchmarks/coverage_simultaneous.py. With 40 samples the MC s.e. at 0.95 is 0.034, so
+    a coverage of 0.85 or more and a size of at most 0.15 are asked."""
+    hits = {"calibrated": 0, "over": 0}
+    maps = {"calibrated": lambda p: p, "over": lambda p: expit(logit(p) / 2)}
     rejections = 0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", CalibrationWarning)
@@ -296,5 +334,5 @@ def test_seeded_coverage_and_size():
                 if name == "calibrated":
                     rejections += calibration_test(s, d, statistic="sup").pvalue < 0.05
     assert hits["calibrated"] / 40 >= 0.85
-    assert hits["wiggly"] / 40 >= 0.85
+    assert hits["over"] / 40 >= 0.85
     assert rejections / 40 <= 0.15

@@ -204,7 +204,7 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
     @public_api
     def curve(self, grid: Any = None, *, band: str | None = "pointwise",
               level: float = 0.95, interval: str = "wilson", n_boot: int = DEFAULT_N_BOOT,
-              seed: Any = None, critical: str = "tube") -> CalibrationCurve:
+              seed: Any = None, critical: str = "bootstrap") -> CalibrationCurve:
         """The fitted map tabulated on ``grid`` as a :class:`CalibrationCurve`.
 
         Parameters
@@ -235,11 +235,11 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
         seed : int, Generator or None
             Seed of those resamples (anything :func:`numpy.random.default_rng` takes), and of
             the multiplier draws of ``critical="bootstrap"``.
-        critical : {"tube", "bootstrap"}, default "tube"
-            Critical value of the smoothers' simultaneous band: the volume-of-tube formula
-            (Sun & Loader 1994; deterministic) or the quantile of
-            :data:`~locacal.curves.simultaneous.DRAWS` Gaussian multiplier draws of the sup-t
-            statistic.
+        critical : {"bootstrap", "tube"}, default "bootstrap"
+            Critical value of the smoothers' simultaneous band: the quantile of
+            :data:`~locacal.curves.simultaneous.DRAWS` Bernoulli multiplier draws of the
+            studentized sup (seeded by ``seed``, 0 when None), or the volume-of-tube formula
+            (Sun & Loader 1994; Gaussian, smaller at small n).
 
         Returns
         -------

@@ -68,7 +68,7 @@ def calibration_curve(
     interval: str = "wilson",
     n_boot: int = DEFAULT_N_BOOT,
     seed: Any = None,
-    critical: str = "tube",
+    critical: str = "bootstrap",
     **params: Any,
 ) -> CalibrationCurve:
     """Estimate the calibration curve g(p) = E[D | s(X) = p] of binary-classifier scores.
@@ -112,9 +112,10 @@ def calibration_curve(
         Resamples of the bootstrap and consistency bands, from 10 to 10^6.
     seed : int, Generator or None
         Seed of those resamples (and of the multiplier draws of ``critical="bootstrap"``).
-    critical : {"tube", "bootstrap"}, default "tube"
-        Critical value of the smoothers' simultaneous band: the volume-of-tube formula or
-        Gaussian multiplier draws (:mod:`locacal.curves.simultaneous`).
+    critical : {"bootstrap", "tube"}, default "bootstrap"
+        Critical value of the smoothers' simultaneous band: Bernoulli multiplier draws
+        (seeded by ``seed``, 0 when None) or the volume-of-tube formula
+        (:mod:`locacal.curves.simultaneous`).
     **params
         Options of the chosen calibrator (its ``__init__`` parameters).
 

@@ -89,7 +89,7 @@ def _spiegelhalter_asymptotic(s: np.ndarray, y: np.ndarray,
 
 
 def sup_test(s: np.ndarray, y: np.ndarray, w: np.ndarray | None, *,
-             critical: str = "tube", seed: Any = None) -> tuple[float, float]:
+             critical: str = "bootstrap", seed: Any = None) -> tuple[float, float, Any]:
     """The sup test, dual of the default curve's simultaneous band.
 
     ``calibration_curve(s, y, weights=w, band="simultaneous", critical=critical,
@@ -98,7 +98,8 @@ def sup_test(s: np.ndarray, y: np.ndarray, w: np.ndarray | None, *,
     :math:`T = \\max_t |\\hat g(t) - t| / \\widehat{se}(t)` over its grid points
     within the 5-95 % score quantiles, and the p-value :math:`P(M \\ge T)` under the law
     that gives the band's critical value, so ``p < alpha`` exactly when the diagonal
-    leaves the ``1 - alpha`` band at some grid point. Returns ``(T, p)``.
+    leaves the ``1 - alpha`` band at some grid point. Returns ``(T, p, draws)``, ``draws``
+    the sorted multiplier draws of M (None for the tube formula).
     """
     from locacal.curves.family import make_calibrator
     from locacal.curves.simultaneous import sup_statistic
@@ -107,17 +108,19 @@ def sup_test(s: np.ndarray, y: np.ndarray, w: np.ndarray | None, *,
     curve = calibrator.curve(band=None)
     null = calibrator._sup_null(curve.grid, critical, seed)
     statistic = sup_statistic(curve.estimate, curve.grid, null)
-    return statistic, null.pvalue(statistic)
+    return statistic, null.pvalue(statistic), null.maxima
 
 
 def _sup_asymptotic(s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> tuple[float, float]:
-    return sup_test(s, y, w)
+    statistic, pvalue, _ = sup_test(s, y, w, critical="tube")
+    return statistic, pvalue
 
 
 def _no_batch(s: np.ndarray, w: np.ndarray | None) -> Callable[[np.ndarray], np.ndarray]:
     raise ValueError("statistic 'sup' is tested against the null law of the curve's "
                      "simultaneous band, not by consistency resampling (which would break "
-                     "its agreement with the band); use method='auto' or 'asymptotic'")
+                     "its agreement with the band); use method='auto' (multiplier "
+                     "bootstrap) or 'asymptotic' (tube formula)")
 
 
 #: The statistics of :func:`calibration_test`. The LCS, ECE, QMSE and CORP MCB have no known
@@ -192,8 +195,6 @@ class CalibrationTestResult:
 def _auto_method(spec: CalibrationStatistic, scores: np.ndarray) -> str:
     if spec.asymptotic is None:
         return "resampling"
-    if spec.batch is _no_batch:  # the sup test is the band's dual, never resampled
-        return "asymptotic"
     n, distinct = scores.size, np.unique(scores).size
     return "resampling" if n <= max(1000, min(5000, 50 * distinct)) else "asymptotic"
 
@@ -248,8 +249,13 @@ def calibration_test(scores: Any, labels: Any, *, statistic: str = "lcs", method
     critical value of ``calibration_curve(scores, labels, band="simultaneous")``
     (:mod:`locacal.curves.simultaneous`), so ``p < alpha`` exactly when the diagonal leaves
     that curve's ``1 - alpha`` simultaneous band: the plot and the test never disagree.
-    Always this "asymptotic" method (``"auto"`` chooses it; ``"resampling"`` raises); the
-    size at 5 % was 0.03-0.07 on calibrated scores (``benchmarks/coverage_simultaneous.py``).
+    ``method="auto"``: the band's default law, :data:`~locacal.curves.simultaneous.DRAWS`
+    Bernoulli multiplier draws seeded by ``seed`` (0 when None, as the band's; ``null``
+    holds them and ``method`` reads ``"multiplier"``; ``n_resamples`` is not used), equal
+    to the band of ``calibration_curve(scores, labels, band="simultaneous", seed=seed)``;
+    ``"asymptotic"``: the volume-of-tube formula, equal to the band with
+    ``critical="tube"``; ``"resampling"`` raises (consistency resampling would not agree
+    with the band). Size at 5 %: ``benchmarks/coverage_simultaneous.py``.
 
     **Auto**: asymptotic when the statistic has an asymptotic distribution and
     n > max(1000, min(5000, 50 x number of distinct scores)), resampling otherwise; the rule
@@ -302,6 +308,9 @@ def calibration_test(scores: Any, labels: Any, *, statistic: str = "lcs", method
     n_resamples = check_resamples(n_resamples, "n_resamples")
     seed = check_seed(seed)
     spec = STATISTICS[statistic]
+    if statistic == "sup" and method == "auto":  # the default band's multiplier bootstrap
+        value, pvalue, draws = sup_test(s, y, w, seed=seed)
+        return CalibrationTestResult(value, pvalue, draws, "multiplier", spec.label, s.size)
     if method == "auto":
         method = _auto_method(spec, s)
     if method == "asymptotic":
