@@ -240,7 +240,7 @@ fig.tight_layout()
 
 # %% [markdown]
 # With 133 test women neither model is shown to be miscalibrated over its range of risks
-# (sup test p of about 0.86 and 1); the simultaneous bands say how far from the diagonal
+# (sup test p of about 0.5 and 0.8); the simultaneous bands say how far from the diagonal
 # the true curve could still be, and the local band spans most of [0, 1] where risks are
 # high and women few. The two bands answer different questions: the local band makes no
 # assumption on the shape of g, Scheffé's assumes a logistic map in logit(s), and is far
