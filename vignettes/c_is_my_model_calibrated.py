@@ -261,7 +261,7 @@ pd.DataFrame({name: {"sup-t statistic": r.statistic, "p-value": r.pvalue}
 # The over-confident model leaves its simultaneous band and the sup test rejects; the
 # calibrated model stays well inside. The HMDA model stays inside too, not by much (p
 # about 0.08, the diagonal near the band's edge at one place): the same weak evidence as
-# the binned ECE above. The simultaneous band is about 1.6 times as wide as the pointwise
+# the binned ECE above. The simultaneous band is 1.6 to 1.7 times as wide as the pointwise
 # one: that is the price of reading the whole curve at once. Other methods have
 # their own simultaneous band: Šidák over bins for `method="binning"` (for the bins'
 # averages of g), Scheffé's band for Platt and beta maps (see the user guide,
