@@ -54,6 +54,7 @@ MODULES = (
     "tests.test_metrics_parity_r",
     "tests.test_recalibration_parity",
     "tests.test_selection",
+    "tests.test_simultaneous",
     "tests.test_trees",
 )
 REGENERATE = "python tests/reference/regenerate.py"

@@ -124,7 +124,8 @@ def _predict(cls: type) -> Row:
 
     return Row(cls.__name__, call, {"scores": S}, {"scores": "scores"},
                _params(band=("nope", 1), level=LEVEL, interval=("nope",),
-                       n_boot=(0, -1, 2.5, 5), seed=SEED, grid=([1.7], ["0.5"], [])),
+                       n_boot=(0, -1, 2.5, 5), seed=SEED, grid=([1.7], ["0.5"], []),
+                       critical=("nope", 1)),
                label=f"{cls.__name__}.predict")
 
 
@@ -245,6 +246,7 @@ def _build_table() -> list[Row]:
         # curves
         _metric(lc.calibration_curve, method=("nope", 1), band=("nope",), level=LEVEL,
                 interval=("nope",), n_boot=(0, 5, 2.5), seed=SEED, grid=([1.7], ["0.5"]),
+                critical=("nope", 1),
                 nn=NN, degree=(5,), no_such_option=(1,), by=BY),
         Row("make_calibrator", lambda method="platt", **kw: lc.make_calibrator(
             method, **kw).fit(S, Y), params=_params(method=("nope", 1, None),

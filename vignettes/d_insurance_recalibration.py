@@ -490,9 +490,12 @@ pd.DataFrame({
 # on the same policyholders? `internal_validation` refits the pipeline on bootstrap samples
 # and subtracts the mean optimism (the value on the bootstrap sample minus the value on all
 # policyholders) from each apparent metric (Efron-Gong; `rms::validate` in R). 50 bootstrap
-# samples keep the cell short; the default is 200.
+# samples keep the cell short; the default is 200. Refitting a scikit-learn pipeline on
+# bootstrap samples needs the rows themselves, so the 128 grouped rows are expanded here to one
+# row per policyholder.
 
 # %%
+holders = expand(grouped)
 validation = locacal.internal_validation(logistic(), holders[FACTORS], holders["claim"],
                                          n_boot=50, seed=1980, progress=False)
 validation.table

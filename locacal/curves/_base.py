@@ -49,6 +49,7 @@ from locacal._validation import (
 )
 from locacal.curves.bands import BANDS, DEFAULT_N_BOOT, check_band, check_interval, check_n_boot
 from locacal.curves.curve import CalibrationCurve, slides_grid
+from locacal.curves.simultaneous import SupTNull, check_critical, sup_band
 from locacal.data.cells import ScoreStatistics
 from locacal.data.frequency import bootstrap_counts, weighting
 
@@ -223,7 +224,7 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
     @public_api
     def curve(self, grid: Any = None, *, band: str | None = "pointwise",
               level: float = 0.95, interval: str = "wilson", n_boot: int = DEFAULT_N_BOOT,
-              seed: Any = None) -> CalibrationCurve:
+              seed: Any = None, critical: str = "bootstrap") -> CalibrationCurve:
         """The fitted map tabulated on ``grid`` as a :class:`CalibrationCurve`.
 
         Parameters
@@ -231,13 +232,18 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
         grid : array-like of points in [0, 1], optional
             Default: the method's own grid (100 equally spaced points of [0, 1] within the
             fitted scores' range, the 2024 slides' grid; bin centres for binning).
-        band : {"pointwise", "bootstrap", "consistency", None}, default "pointwise"
+        band : {"pointwise", "bootstrap", "consistency", "simultaneous", None}, default \
+"pointwise"
             ``"pointwise"``: the method's analytic pointwise band (binomial interval at the
             smoother's effective size, or the delta method for logistic maps), the bootstrap
             band where it has none (isotonic; lowess with ``it > 0``); ``"bootstrap"``:
             percentile band of refits on resampled rows; ``"consistency"``: where the curve
-            of a calibrated model with these scores would lie; None: no band (NaN). Details
-            and references in :mod:`locacal.curves.bands`.
+            of a calibrated model with these scores would lie; ``"simultaneous"``: a band
+            holding the map at all grid points jointly (sup-t band of the smoothers on the
+            5-95 % score quantiles, Šidák over bins, Scheffé for Platt and beta; not
+            available for isotonic regression and lowess with ``it > 0``,
+            :mod:`locacal.curves.simultaneous`); None: no band (NaN). Details and references
+            in :mod:`locacal.curves.bands`.
         level : float in (0, 1), default 0.95
             Confidence level of the band.
         interval : {"wilson", "jeffreys", "clopper-pearson", "normal"}, default "wilson"
@@ -247,7 +253,13 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
             Resamples of the bootstrap and consistency bands, from 10 to 10^6
             (:data:`locacal._validation.MAX_RESAMPLES`).
         seed : int, Generator or None
-            Seed of those resamples (anything :func:`numpy.random.default_rng` takes).
+            Seed of those resamples (anything :func:`numpy.random.default_rng` takes), and of
+            the multiplier draws of ``critical="bootstrap"``.
+        critical : {"bootstrap", "tube"}, default "bootstrap"
+            Critical value of the smoothers' simultaneous band: the quantile of
+            :data:`~locacal.curves.simultaneous.DRAWS` Bernoulli multiplier draws of the
+            studentized sup (seeded by ``seed``, 0 when None), or the volume-of-tube formula
+            (Sun & Loader 1994; Gaussian, smaller at small n).
 
         Returns
         -------
@@ -262,6 +274,7 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
         interval = check_interval(interval)
         n_boot = check_n_boot(n_boot)
         seed = check_seed(seed)
+        critical = check_critical(critical)
         points = self._default_grid() if grid is None else check_scores(grid, "grid")
         if band == "pointwise" and not self._has_pointwise_band():
             band = "bootstrap"
@@ -273,6 +286,9 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
                                  "fitted from cell statistics (Dask input), which keep none; "
                                  "use band='pointwise' or None")
             lower, upper = resampled_band(self, points, band, level, n_boot, seed)
+        elif band == "simultaneous":
+            lower, upper = self._simultaneous_band(points, estimate, level, interval,
+                                                   critical, seed)
         lo, hi = self.score_range_
         in_range = (points >= lo) & (points <= hi)
         # no band where there are no data: the estimate there is the map extrapolated
@@ -338,6 +354,21 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
     def _pointwise_band(self, grid: np.ndarray, estimate: np.ndarray, level: float,
                         interval: str) -> tuple[np.ndarray, np.ndarray]:
         raise NotImplementedError
+
+    def _simultaneous_band(self, grid: np.ndarray, estimate: np.ndarray, level: float,
+                           interval: str, critical: str,
+                           seed: Any) -> tuple[np.ndarray, np.ndarray]:
+        """The simultaneous band (:mod:`locacal.curves.simultaneous`): by default the sup-t
+        band of a linear smoother from :meth:`_sup_null`."""
+        return sup_band(estimate, self._sup_null(grid, critical, seed), level)
+
+    def _sup_null(self, grid: np.ndarray, critical: str, seed: Any) -> SupTNull:
+        """The sup-t law of a linear smoother's band at ``grid``; the others refuse."""
+        raise ValueError(f"band='simultaneous' is not available for method={self.method!r}"
+                         f"{self._no_simultaneous_reason()}")
+
+    def _no_simultaneous_reason(self) -> str:
+        return ""
 
     def _counts(self, grid: np.ndarray) -> np.ndarray:
         """Weight behind the map at each grid point: all of it for a global fit."""

@@ -1,7 +1,8 @@
 """Confidence and consistency bands of calibration curves, for every calibrator.
 
 :meth:`BaseCalibrator.curve <locacal.curves._base.BaseCalibrator.curve>` takes
-``band="pointwise" | "bootstrap" | "consistency" | None``; this module builds them.
+``band="pointwise" | "bootstrap" | "consistency" | "simultaneous" | None``; this module
+builds the first three (``"simultaneous"``: :mod:`locacal.curves.simultaneous`).
 
 ``"pointwise"`` (analytic, per method)
     * Linear smoothers (local regression, lowess, kernel, binning): the estimate is
@@ -84,7 +85,7 @@ __all__ = [
 ]
 
 #: Values of ``band`` accepted by ``curve()``.
-BANDS = ("pointwise", "bootstrap", "consistency", None)
+BANDS = ("pointwise", "bootstrap", "consistency", "simultaneous", None)
 #: Binomial intervals of the linear smoothers' pointwise band (statsmodels' names differ
 #: for Clopper-Pearson, ``"beta"``).
 INTERVALS = ("wilson", "jeffreys", "clopper-pearson", "normal")

@@ -13,6 +13,7 @@ from locacal._validation import check_choice
 from locacal.curves._base import BaseCalibrator
 from locacal.curves._logistic import EPS, fisher_covariance, fit_logistic
 from locacal.curves.bands import delta_method_band
+from locacal.curves.simultaneous import scheffe_band
 
 __all__ = ["BetaCalibrator"]
 
@@ -200,6 +201,13 @@ class BetaCalibrator(BaseCalibrator):
                         interval: str) -> tuple[np.ndarray, np.ndarray]:
         return delta_method_band(self._eta(grid), self._design(grid), self.covariance_,
                                  level)
+
+    def _simultaneous_band(self, grid: np.ndarray, estimate: np.ndarray, level: float,
+                           interval: str, critical: str,
+                           seed: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Scheffé's band on the linear predictor, mapped by expit
+        (:func:`locacal.curves.simultaneous.scheffe_band`)."""
+        return scheffe_band(self._eta(grid), self._design(grid), self.covariance_, level)
 
     def _curve_params(self) -> Mapping[str, Any]:
         return {"parameters": self.parameters, "a": self.a_, "b": self.b_, "c": self.c_,

@@ -19,6 +19,7 @@ import numpy as np
 from locacal._validation import check_choice, check_int, plain
 from locacal.curves._base import BaseCalibrator
 from locacal.curves.bands import proportion_band
+from locacal.curves.simultaneous import sidak_level
 from locacal.data.bins import DEFAULT_BINS, STRATEGIES, bin_statistics, default_bin_size
 from locacal.data.cells import ScoreStatistics
 
@@ -119,6 +120,14 @@ class BinningCalibrator(BaseCalibrator):
                                        interval)
         idx = st.assign(grid)
         return lower[idx], upper[idx]
+
+    def _simultaneous_band(self, grid: np.ndarray, estimate: np.ndarray, level: float,
+                           interval: str, critical: str,
+                           seed: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Šidák: each bin's pointwise interval at level ``level ** (1 / k)``, k non-empty
+        bins, for the bin averages of g (:mod:`locacal.curves.simultaneous`)."""
+        bins = int(np.count_nonzero(self.stats_.count > 0))
+        return self._pointwise_band(grid, estimate, sidak_level(level, bins), interval)
 
     def _counts(self, grid: np.ndarray) -> np.ndarray:
         return self.stats_.count[self.stats_.assign(grid)]

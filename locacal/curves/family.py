@@ -73,6 +73,7 @@ def calibration_curve(
     interval: str = "wilson",
     n_boot: int = DEFAULT_N_BOOT,
     seed: Any = None,
+    critical: str = "bootstrap",
     by: Any = None,
     **params: Any,
 ) -> CalibrationCurve | CurvesByGroup:
@@ -80,7 +81,7 @@ def calibration_curve(
 
     ``calibration_curve(s, d, method=m, **params)`` is
     ``make_calibrator(m, **params).fit(s, d, sample_weight=weights).curve(grid, band=band,
-    level=level, interval=interval, n_boot=n_boot, seed=seed)``.
+    level=level, interval=interval, n_boot=n_boot, seed=seed, critical=critical)``.
 
     Parameters
     ----------
@@ -105,10 +106,14 @@ def calibration_curve(
         Points in [0, 1] where the curve is tabulated. By default the 2024 slides' grid: 100
         equally spaced points restricted to the observed score range (bin centres for
         binning).
-    band : {"pointwise", "bootstrap", "consistency", None}, default "pointwise"
+    band : {"pointwise", "bootstrap", "consistency", "simultaneous", None}, default \
+"pointwise"
         The band (:mod:`locacal.curves.bands`): the method's analytic pointwise band
-        (bootstrap for isotonic), a bootstrap band, or the consistency band of a calibrated
-        model with these scores.
+        (bootstrap for isotonic), a bootstrap band, the consistency band of a calibrated
+        model with these scores, or a simultaneous band (sup-t band of the smoothers on the
+        5-95 % score quantiles, Šidák over bins, Scheffé for Platt and beta;
+        :mod:`locacal.curves.simultaneous`; not for isotonic). Its dual test is
+        ``calibration_test(scores, labels, statistic="sup")``.
     level : float in (0, 1), default 0.95
         Confidence level of the band.
     interval : {"wilson", "jeffreys", "clopper-pearson", "normal"}, default "wilson"
@@ -116,7 +121,11 @@ def calibration_curve(
     n_boot : int, default 200
         Resamples of the bootstrap and consistency bands, from 10 to 10^6.
     seed : int, Generator or None
-        Seed of those resamples.
+        Seed of those resamples (and of the multiplier draws of ``critical="bootstrap"``).
+    critical : {"bootstrap", "tube"}, default "bootstrap"
+        Critical value of the smoothers' simultaneous band: Bernoulli multiplier draws
+        (seeded by ``seed``, 0 when None) or the volume-of-tube formula
+        (:mod:`locacal.curves.simultaneous`).
     by : array-like of shape (n,), optional
         A group per row (sex, age band, region...): one curve per group, each equal to this
         call on that group's rows with the same arguments and ``seed``
@@ -150,7 +159,7 @@ def calibration_curve(
     if by is not None:
         return _curves_by_group(scores, labels, weights, frequency_weights, by, dict(
             method=method, grid=grid, band=band, level=level, interval=interval,
-            n_boot=n_boot, seed=seed, **params))
+            n_boot=n_boot, seed=seed, critical=critical, **params))
     if has_dask(scores, labels, weights, frequency_weights):
         if frequency_weights is not None:
             raise TypeError("frequency_weights take in-memory counts; with Dask input give "
@@ -163,7 +172,7 @@ def calibration_curve(
     check_aligned({"scores": scores, "labels": labels, "frequency_weights": frequency_weights})
     fitted = estimator.fit(s, y, sample_weight=w, frequency_weights=frequency_weights)
     return fitted.curve(grid, band=band, level=level, interval=interval, n_boot=n_boot,
-                        seed=seed)
+                        seed=seed, critical=critical)
 
 
 def _curves_by_group(scores: Any, labels: Any, weights: Any, frequency_weights: Any, by: Any,
@@ -203,6 +212,9 @@ def _dask_curve(scores: Any, labels: Any, weights: Any, method: str, grid: Any, 
     if method not in _DASK_OPTIONS:
         raise ValueError(f"method={plain(method)!r} is not available for Dask input; use 'binning' "
                          "or 'local' (curves from cell statistics)")
+    if check_band(band) == "simultaneous":
+        raise ValueError("band='simultaneous' needs the fitted rows (the smoother weights), "
+                         "which Dask input does not keep; use band='pointwise' or None")
     if check_band(band) not in ("pointwise", None):
         raise ValueError(f"band={plain(band)!r} resamples rows, which Dask input does not "
                          "keep; use band='pointwise' or None")

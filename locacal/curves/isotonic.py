@@ -144,6 +144,12 @@ class IsotonicCalibrator(BaseCalibrator):
     def _counts(self, grid: np.ndarray) -> np.ndarray:
         return self.block_weights_[self._block_index(grid)]
 
+    def _no_simultaneous_reason(self) -> str:
+        # Dimitriadis, Dümbgen, Henzi, Puke & Ziegel (2023, Biometrika) give honest
+        # monotone bands; not implemented yet
+        return ("; an honest simultaneous band for the isotonic map (Dimitriadis et al. "
+                "2023) is not implemented: use band='consistency', or method='local'")
+
     def _curve_params(self) -> Mapping[str, Any]:
         return {"interpolation": self.interpolation, "blocks": int(self.knots_.size)}
 

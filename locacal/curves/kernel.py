@@ -9,6 +9,7 @@ import numpy as np
 from locacal._validation import check_bandwidth, check_choice
 from locacal.curves._base import BaseCalibrator
 from locacal.curves.bands import proportion_band
+from locacal.curves.simultaneous import SupTNull, gaussian_kernel_rows, linear_smoother_null
 from locacal.density import bw_nrd0
 from locacal.localfit import GaussianKernel, fit
 
@@ -116,6 +117,13 @@ class KernelCalibrator(BaseCalibrator):
         var_factor = fit(self._rows(), grid, GaussianKernel(self.bandwidth_, self.reg_type),
                          outputs=("var_factor",)).var_factor
         return proportion_band(estimate, var_factor, level, interval)
+
+    def _sup_null(self, grid: np.ndarray, critical: str, seed: Any) -> SupTNull:
+        """The sup-t law of the simultaneous band: the kernel fit's smoother weights."""
+        rows = gaussian_kernel_rows(self.scores_, self.weights_, self.bandwidth_,
+                                    0 if self.reg_type == "lc" else 1)
+        return linear_smoother_null(rows, self.scores_, lambda: self._predict(self.scores_),
+                                    self._predict(grid), grid, critical, seed)
 
     def _curve_params(self) -> dict[str, Any]:
         return {"reg_type": self.reg_type, "bw": self.bandwidth_}

@@ -53,6 +53,7 @@ from locacal._validation import check_choice, plain, warn
 from locacal.curves._base import BaseCalibrator
 from locacal.curves._likelihood_band import logit_band
 from locacal.curves.bands import proportion_band
+from locacal.curves.simultaneous import SupTNull, linear_smoother_null, local_fit_rows
 from locacal.data.cells import ScoreStatistics
 from locacal.data.grid import nn_bracket
 from locacal.data.sample import sort_sample
@@ -354,6 +355,19 @@ class LocalRegressionCalibrator(BaseCalibrator):
         """The band of the fit from cells (the base class's ``_tabulate``)."""
         var_factor = self._cell_fits(grid, ("var_factor",)).var_factor
         return proportion_band(estimate, var_factor, level, interval)
+
+    def _sup_null(self, grid: np.ndarray, critical: str, seed: Any) -> SupTNull:
+        """The sup-t law of the simultaneous band: the exact fit's smoother weights (also
+        with locfit's tree or R, as for the pointwise band); a span chosen by a criterion is
+        taken as fixed."""
+        if self.cells_ is not None:
+            raise ValueError("band='simultaneous' needs the fitted rows (the smoother "
+                             "weights), and this calibrator was fitted from cell statistics "
+                             "(Dask input); use band='pointwise' or None")
+        sample = self.sample_
+        return linear_smoother_null(local_fit_rows(sample, self.params_), sample.scores,
+                                    lambda: self._predict(sample.scores), self._predict(grid),
+                                    grid, critical, seed)
 
     def _counts(self, grid: np.ndarray) -> np.ndarray:
         """The rows within the window's cells, at most floor(n nn) (fit from cells)."""

@@ -9,6 +9,7 @@ import numpy as np
 from locacal._validation import check_fraction, check_int, check_positive
 from locacal.curves._base import BaseCalibrator
 from locacal.curves.local import tabulate_local_fit
+from locacal.curves.simultaneous import SupTNull, linear_smoother_null, local_fit_rows
 from locacal.data.sample import sort_sample
 from locacal.localfit import LocalParams, fit, warn_if_widened, warn_undefined
 
@@ -117,6 +118,19 @@ class LowessCalibrator(BaseCalibrator):
             return super()._tabulate(grid, None, level, interval)
         fits = fit(self.sample_, grid, self.params_, outputs=("value", "var_factor", "count"))
         return tabulate_local_fit(fits, grid, band, level, clip=self.clip, interval=interval)
+
+    def _sup_null(self, grid: np.ndarray, critical: str, seed: Any) -> SupTNull:
+        """The sup-t law of the simultaneous band: the local fit's smoother weights."""
+        if self.statsmodels_:
+            return super()._sup_null(grid, critical, seed)
+        sample = self.sample_
+        return linear_smoother_null(local_fit_rows(sample, self.params_), sample.scores,
+                                    lambda: self._predict(sample.scores), self._predict(grid),
+                                    grid, critical, seed)
+
+    def _no_simultaneous_reason(self) -> str:
+        return (" with robustness iterations or delta > 0 (not a linear smoother); use it=0, "
+                "delta=0")
 
     def _curve_params(self) -> dict[str, Any]:
         return {"frac": self.frac, "it": self.it, "delta": self.delta}

@@ -11,6 +11,7 @@ from scipy.special import expit
 from locacal.curves._base import BaseCalibrator
 from locacal.curves._logistic import fisher_covariance, fit_logistic, logit
 from locacal.curves.bands import delta_method_band
+from locacal.curves.simultaneous import scheffe_band
 
 __all__ = ["PlattCalibrator"]
 
@@ -100,6 +101,14 @@ class PlattCalibrator(BaseCalibrator):
 
     def _predict(self, s: np.ndarray) -> np.ndarray:
         return expit(self.intercept_ + self.coef_ * self._features(s))
+
+    def _simultaneous_band(self, grid: np.ndarray, estimate: np.ndarray, level: float,
+                           interval: str, critical: str,
+                           seed: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Scheffé's band on the linear predictor, mapped by expit
+        (:func:`locacal.curves.simultaneous.scheffe_band`)."""
+        eta = self.intercept_ + self.coef_ * self._features(grid)
+        return scheffe_band(eta, self._design(grid), self.covariance_, level)
 
     def _curve_params(self) -> Mapping[str, Any]:
         return {"logit": self.logit, "a": self.coef_, "b": self.intercept_}

@@ -100,6 +100,41 @@ def _spiegelhalter_asymptotic(s: np.ndarray, y: np.ndarray,
     return abs(result.statistic), result.pvalue
 
 
+def sup_test(s: np.ndarray, y: np.ndarray, w: np.ndarray | None, *,
+             critical: str = "bootstrap", seed: Any = None) -> tuple[float, float, Any]:
+    """The sup test, dual of the default curve's simultaneous band.
+
+    ``calibration_curve(s, y, weights=w, band="simultaneous", critical=critical,
+    seed=seed)`` is the default local curve with the sup-t band of
+    :mod:`locacal.curves.simultaneous`; the statistic is
+    :math:`T = \\max_t |\\hat g(t) - t| / \\widehat{se}(t)` over its grid points
+    within the 5-95 % score quantiles, and the p-value :math:`P(M \\ge T)` under the law
+    that gives the band's critical value, so ``p < alpha`` exactly when the diagonal
+    leaves the ``1 - alpha`` band at some grid point. Returns ``(T, p, draws)``, ``draws``
+    the sorted multiplier draws of M (None for the tube formula).
+    """
+    from locacal.curves.family import make_calibrator
+    from locacal.curves.simultaneous import sup_statistic
+
+    calibrator = make_calibrator("local").fit(s, y, sample_weight=w)
+    curve = calibrator.curve(band=None)
+    null = calibrator._sup_null(curve.grid, critical, seed)
+    statistic = sup_statistic(curve.estimate, curve.grid, null)
+    return statistic, null.pvalue(statistic), null.maxima
+
+
+def _sup_asymptotic(s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> tuple[float, float]:
+    statistic, pvalue, _ = sup_test(s, y, w, critical="tube")
+    return statistic, pvalue
+
+
+def _no_batch(s: np.ndarray, w: np.ndarray | None) -> Callable[[np.ndarray], np.ndarray]:
+    raise ValueError("statistic 'sup' is tested against the null law of the curve's "
+                     "simultaneous band, not by consistency resampling (which would break "
+                     "its agreement with the band); use method='auto' (multiplier "
+                     "bootstrap) or 'asymptotic' (tube formula)")
+
+
 #: The statistics of :func:`calibration_test`. The LCS, ECE, QMSE and CORP MCB have no known
 #: asymptotic null distribution (non-smooth functionals of a smoother or of data-dependent
 #: bins), so they are tested by resampling only; Hosmer-Lemeshow's C is asymptotically
@@ -113,6 +148,7 @@ STATISTICS: dict[str, CalibrationStatistic] = {
     "hl": CalibrationStatistic("Hosmer-Lemeshow C", hl_batch, _hl_asymptotic),
     "spiegelhalter": CalibrationStatistic("Spiegelhalter |z|", spiegelhalter_batch,
                                           _spiegelhalter_asymptotic),
+    "sup": CalibrationStatistic("sup-t of the local curve", _no_batch, _sup_asymptotic),
 }
 
 
@@ -220,6 +256,20 @@ def calibration_test(scores: Any, labels: Any, *, statistic: str = "lcs", method
     ``"brier"`` and ``"mcb"`` has one, so ``method="asymptotic"`` raises ``ValueError`` for
     them.
 
+    **Sup test** (``statistic="sup"``): :math:`T = \\max_t |\\hat g(t) - t| /
+    \\widehat{se}(t)` for the default local curve over its grid points within the 5-95 %
+    score quantiles; its p-value is the tube-formula tail of the sup-t law that sets the
+    critical value of ``calibration_curve(scores, labels, band="simultaneous")``
+    (:mod:`locacal.curves.simultaneous`), so ``p < alpha`` exactly when the diagonal leaves
+    that curve's ``1 - alpha`` simultaneous band: the plot and the test never disagree.
+    ``method="auto"``: the band's default law, :data:`~locacal.curves.simultaneous.DRAWS`
+    Bernoulli multiplier draws seeded by ``seed`` (0 when None, as the band's; ``null``
+    holds them and ``method`` reads ``"multiplier"``; ``n_resamples`` is not used), equal
+    to the band of ``calibration_curve(scores, labels, band="simultaneous", seed=seed)``;
+    ``"asymptotic"``: the volume-of-tube formula, equal to the band with
+    ``critical="tube"``; ``"resampling"`` raises (consistency resampling would not agree
+    with the band). Size at 5 %: ``benchmarks/coverage_simultaneous.py``.
+
     **Auto**: asymptotic when the statistic has an asymptotic distribution and
     n > max(1000, min(5000, 50 x number of distinct scores)), resampling otherwise; the rule
     by which the R package ``reliabilitydiag`` switches from resampling to asymptotic
@@ -229,7 +279,7 @@ def calibration_test(scores: Any, labels: Any, *, statistic: str = "lcs", method
     ----------
     scores, labels : array-like
         Scores in [0, 1] and 0/1 events.
-    statistic : {"lcs", "ece", "brier", "mcb", "hl", "spiegelhalter"}, default "lcs"
+    statistic : {"lcs", "ece", "brier", "mcb", "hl", "spiegelhalter", "sup"}, default "lcs"
         ``"lcs"``: :func:`locacal.metrics.lcs` (default parameters); ``"ece"``:
         :func:`locacal.metrics.ece` (10 quantile bins); ``"brier"``: the reliability term of
         the binned (Murphy) decomposition of the Brier score,
@@ -240,7 +290,8 @@ def calibration_test(scores: Any, labels: Any, *, statistic: str = "lcs", method
         :func:`locacal.metrics.corp_decomposition` (isotonic instead of binned reliability);
         ``"hl"``: the Hosmer-Lemeshow C of :func:`locacal.metrics.hosmer_lemeshow` (10
         groups); ``"spiegelhalter"``: the absolute value of
-        :func:`locacal.metrics.spiegelhalter_z` (two-sided).
+        :func:`locacal.metrics.spiegelhalter_z` (two-sided); ``"sup"``: the sup test, the dual
+        of the default curve's simultaneous band (below).
     method : {"auto", "resampling", "asymptotic"}, default "auto"
     n_resamples : int, default 999
         Number B of resampled label vectors, at most 10^6
@@ -289,6 +340,10 @@ def calibration_test(scores: Any, labels: Any, *, statistic: str = "lcs", method
                              method, n_resamples, seed)
     s, y, w = check_scores_labels(scores, labels, weights)
     if frequency_weights is not None:
+        if statistic == "sup":
+            raise ValueError("statistic='sup' does not take frequency_weights yet (its "
+                             "multiplier draws are per row); use another statistic or expand "
+                             "the rows")
         both = weighting(w, frequency_weights, s.size,
                          aligned={"scores": scores, "labels": labels})
         s, y, point, counts = positive_weight_rows(s, y, both.point, both.counts)
@@ -335,6 +390,9 @@ def _entropy(seed: Any) -> Any:
 def _one_test(s: np.ndarray, y: np.ndarray, w: np.ndarray | None, spec: CalibrationStatistic,
               method: str, n_resamples: int, seed: Any) -> CalibrationTestResult:
     """The test on validated rows of positive weight."""
+    if spec is STATISTICS["sup"] and method == "auto":  # the default band's multipliers
+        value, pvalue, draws = sup_test(s, y, w, seed=seed)
+        return CalibrationTestResult(value, pvalue, draws, "multiplier", spec.label, s.size)
     if method == "auto":
         method = _auto_method(spec, s)
     if method == "asymptotic":
