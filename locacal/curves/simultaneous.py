@@ -97,8 +97,7 @@ from scipy.stats import chi2, norm
 
 from locacal._validation import check_choice
 from locacal.data.sample import SortedSample
-from locacal.localfit import LocalParams, fit
-from locacal.localfit._window import kernel_weights
+from locacal.localfit import LocalParams, fit, kernel_weights
 
 __all__ = [
     "CRITICAL",

@@ -83,11 +83,11 @@ from locacal.localfit._resample import label_fits, resampled_fits, resamples
 from locacal.localfit._segment import ExactLocalMap
 from locacal.localfit._selection import selected_means
 from locacal.localfit._tree import build_tree
-from locacal.localfit._window import KERNELS, effective_count, warn_if_widened
+from locacal.localfit._window import KERNELS, effective_count, kernel_weights, warn_if_widened
 
 __all__ = ["BACKENDS", "EVALUATIONS", "FAMILIES", "KERNELS", "MAX_MAXK", "OUTPUTS",
            "STRUCTURES", "GaussianKernel", "LocalFits", "LocalParams", "NearestMean",
-           "check_maxk", "effective_count", "fit",
+           "check_maxk", "effective_count", "fit", "kernel_weights",
            "local_params", "resamples", "warn_if_widened", "warn_undefined"]
 
 STRUCTURES = ("exact", "tree")
