@@ -47,6 +47,8 @@ _EXPORTS = {
     "spiegelhalter_z": "locacal.metrics.clinical",
     "CalibrationTestResult": "locacal.metrics.calibration_testing",
     "calibration_test": "locacal.metrics.calibration_testing",
+    "EquivalenceTestResult": "locacal.metrics.equivalence",
+    "calibration_equivalence_test": "locacal.metrics.equivalence",
     "corp_decomposition": "locacal.metrics.corp",
     "lcs": "locacal.metrics.lcs_wmse",
     "wmse": "locacal.metrics.lcs_wmse",

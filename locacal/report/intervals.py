@@ -30,10 +30,12 @@ import numpy as np
 
 from locacal._validation import CalibrationWarning, warn
 from locacal.metrics._null_statistics import binned_batch, lcs_batch, mcb_batch
+from locacal.metrics.equivalence import NORM_POWER, norm_interval
 from locacal.metrics.registry import evaluate
 
-__all__ = ["BASIC_METRICS", "NULL_METRICS", "bootstrap_intervals", "bootstrap_replicates",
-           "interval_bounds", "null_means"]
+__all__ = ["BASIC_METRICS", "NORM_METRICS", "NULL_METRICS", "bootstrap_intervals",
+           "bootstrap_replicates", "interval_bounds", "norm_bounds", "null_means",
+           "null_values", "report_intervals"]
 
 #: Calibration metrics that get a calibrated-model null expectation (NaN for the others:
 #: accuracy or AUC say nothing about calibration, and their null would only restate the scores).
@@ -41,6 +43,12 @@ NULL_METRICS = (
     "calib_mse", "calib_err", "lcs", "ece", "ece_thresholded", "qmse", "wmse", "smece", "mcb",
     "ici", "e50", "e90", "emax", "cal_intercept", "cal_slope", "spiegelhalter_z",
 )
+
+#: Calibration errors whose interval is the noise-norm interval from the null draws
+#: (:func:`locacal.metrics.equivalence.norm_interval`), not a bootstrap interval: the ECE,
+#: LCS, WMSE, smooth ECE, CORP's mcb and the ICI, whose bootstrap intervals miss a
+#: population value at or near 0 (see :func:`interval_bounds`).
+NORM_METRICS = ("ece", "lcs", "wmse", "smece", "mcb", "ici")
 
 #: Metrics whose bootstrap interval is the basic interval clipped at 0: nonnegative metrics
 #: of noisy bin or neighbourhood means whose plug-in value is biased by about its spread,
@@ -200,13 +208,14 @@ def _null_draws(scores: np.ndarray, n_draws: int, rng: np.random.Generator
             np.float64)
 
 
-def null_means(names: Sequence[str], scores: np.ndarray, *, weights: np.ndarray | None,
-               threshold: float, n_draws: int, rng: np.random.Generator,
-               tick: Callable[[], None]) -> np.ndarray:
-    """Mean of each named metric over ``n_draws`` label vectors D* ~ Bernoulli(scores).
+def null_values(names: Sequence[str], scores: np.ndarray, *, weights: np.ndarray | None,
+                threshold: float, n_draws: int, rng: np.random.Generator,
+                tick: Callable[[], None]) -> np.ndarray:
+    """Each named metric on ``n_draws`` label vectors D* ~ Bernoulli(scores).
 
-    Names outside :data:`NULL_METRICS` get NaN. The rows are sorted by score first (the
-    metrics do not depend on the row order).
+    Returns an ``(n_draws, len(names))`` array; columns of names outside
+    :data:`NULL_METRICS` are NaN. The rows are sorted by score first (the metrics do not
+    depend on the row order).
     """
     order = np.argsort(scores, kind="stable")
     s = scores[order]
@@ -229,7 +238,69 @@ def null_means(names: Sequence[str], scores: np.ndarray, *, weights: np.ndarray 
             tick()
         done += labels.shape[0]
     _report_dropped(values, wanted, "null expectation")
+    out = np.full((n_draws, len(names)), np.nan)
+    for j, m in enumerate(names):
+        if m in column:
+            out[:, j] = values[:, column[m]]
+    return out
+
+
+def null_means(names: Sequence[str], scores: np.ndarray, *, weights: np.ndarray | None,
+               threshold: float, n_draws: int, rng: np.random.Generator,
+               tick: Callable[[], None]) -> np.ndarray:
+    """Mean of each named metric over ``n_draws`` label vectors D* ~ Bernoulli(scores)
+    (:func:`null_values`); NaN for names outside :data:`NULL_METRICS`."""
+    values = null_values(names, scores, weights=weights, threshold=threshold,
+                         n_draws=n_draws, rng=rng, tick=tick)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        means = dict(zip(wanted, np.nanmean(values, axis=0), strict=True))
-    return np.array([means.get(m, np.nan) for m in names])
+        return np.nanmean(values, axis=0)
+
+
+def norm_bounds(names: Sequence[str], values: np.ndarray, null: np.ndarray, level: float
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """Noise-norm intervals (:func:`locacal.metrics.equivalence.norm_interval`) of the
+    :data:`NORM_METRICS` among ``names`` from their null values ``null`` (one column per
+    name); NaN for the other names."""
+    lower, upper = np.full(len(names), np.nan), np.full(len(names), np.nan)
+    for j, m in enumerate(names):
+        if m in NORM_METRICS:
+            lower[j], upper[j] = norm_interval(float(values[j]), null[:, j], NORM_POWER[m],
+                                               level)
+    return lower, upper
+
+
+def report_intervals(names: Sequence[str], scores: np.ndarray, labels: np.ndarray, *,
+                     values: np.ndarray, weights: np.ndarray | None,
+                     true_p: np.ndarray | None, threshold: float, n_boot: int, level: float,
+                     boot_rng: np.random.Generator, null_rng: np.random.Generator,
+                     tick: Callable[[], None]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(lower, upper, null_mean)`` of the report's metrics.
+
+    The :data:`NORM_METRICS` get the noise-norm interval from ``n_boot`` null label draws
+    (:func:`norm_bounds`), the other metrics :func:`interval_bounds` of ``n_boot`` bootstrap
+    resamples; the null draws also give the null means of :data:`NULL_METRICS`. The
+    bootstrap recomputes only the metrics whose interval it gives.
+    """
+    names = tuple(names)
+    values = np.asarray(values, dtype=np.float64)
+    boot = [j for j, m in enumerate(names) if m not in NORM_METRICS]
+    lower, upper = np.full(len(names), np.nan), np.full(len(names), np.nan)
+    boot_names = [names[j] for j in boot]
+    if boot_names:
+        replicates = bootstrap_replicates(boot_names, scores, labels, weights=weights,
+                                          true_p=true_p, threshold=threshold,
+                                          n_boot=n_boot, rng=boot_rng, tick=tick)
+        lower[boot], upper[boot] = interval_bounds(boot_names, values[boot], replicates,
+                                                   level)
+    else:
+        for _ in range(n_boot):
+            tick()
+    null = null_values(names, scores, weights=weights, threshold=threshold, n_draws=n_boot,
+                       rng=null_rng, tick=tick)
+    norm = [j for j, m in enumerate(names) if m in NORM_METRICS]
+    norm_lower, norm_upper = norm_bounds(names, values, null, level)
+    lower[norm], upper[norm] = norm_lower[norm], norm_upper[norm]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return lower, upper, np.nanmean(null, axis=0)

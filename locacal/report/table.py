@@ -30,7 +30,7 @@ from locacal._validation import (
 )
 from locacal.data.dask import statistics
 from locacal.metrics.registry import METRICS, evaluate, evaluate_cells
-from locacal.report.intervals import bootstrap_intervals, null_means
+from locacal.report.intervals import report_intervals
 
 __all__ = ["CELL_COLUMNS", "CELL_EXTRAS", "CI_COLUMNS", "CLINICAL_COLUMNS", "EXPLAIN_COLUMNS",
            "NOT_FROM_CELLS", "REPORT_COLUMNS", "calibration_report", "explain_report"]
@@ -114,12 +114,11 @@ def _one_ci_report(scores: Any, labels: Any, true_p: Any, weights: Any, threshol
     names = tuple(m for m in _computed(columns, true_p, weights) if m != "n")
     # one entropy for every model: the same bootstrap rows and null draws (paired comparison)
     boot_seed, null_seed = np.random.SeedSequence(entropy).spawn(2)
-    lower, upper = bootstrap_intervals(names, s, y, values=value[list(names)].to_numpy(),
-                                       weights=w, true_p=p, threshold=threshold,
-                                       n_boot=n_boot, level=level,
-                                       rng=np.random.default_rng(boot_seed), tick=tick)
-    null = null_means(names, s, weights=w, threshold=threshold, n_draws=n_boot,
-                      rng=np.random.default_rng(null_seed), tick=tick)
+    lower, upper, null = report_intervals(
+        names, s, y, values=value[list(names)].to_numpy(), weights=w, true_p=p,
+        threshold=threshold, n_boot=n_boot, level=level,
+        boot_rng=np.random.default_rng(boot_seed), null_rng=np.random.default_rng(null_seed),
+        tick=tick)
     table = pd.DataFrame(np.nan, index=pd.Index(columns, name="metric"),
                          columns=list(CI_COLUMNS))
     table["value"] = value
