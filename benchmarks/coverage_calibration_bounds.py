@@ -1,7 +1,8 @@
 """Coverage of the report's noise-norm intervals of the calibration errors.
 
-Seeded simulation of the intervals ``calibration_report(ci=True)`` gives the ECE, LCS, WMSE,
-smooth ECE, CORP mcb and ICI (:func:`locacal.report.intervals.norm_bounds`, the inversion
+Seeded simulation of the intervals ``calibration_report(ci=True)`` gives the calibration
+errors of :data:`locacal.report.intervals.NORM_METRICS` (calib_mse, calib_err, QMSE, ECE,
+LCS, WMSE, smooth ECE, CORP mcb, ICI) (:func:`locacal.report.intervals.norm_bounds`, the inversion
 of the consistency-resampling calibration test: ``[max(0, M^(1/r) - q)^r, (M^(1/r) + q)^r]``
 with q the ``level`` quantile of the metric's null values^(1/r)).
 
@@ -13,8 +14,9 @@ for the ECE, mcb and ICI, the calibrated smoothing bias for the LCS/WMSE/smooth 
 :func:`~locacal.report.intervals.null_values`), the interval at ``--level``.
 
 Population values (limit as n -> infinity at each metric's fixed settings), from ``--big``
-rows: the ECE on the deciles of s from the bin means of p - s (E[D | s] = p, s increasing in
-p), mcb = E[(p - s)^2] (the isotonic recalibration of s is p); the LCS, WMSE, smooth ECE
+rows: the ECE and QMSE on the deciles of s from the bin means of p - s (E[D | s] = p, s
+increasing in p), mcb = calib_mse = E[(p - s)^2] (the isotonic recalibration of s is p;
+calib_mse's bins of sqrt(n) rows shrink), calib_err its square root; the LCS, WMSE, smooth ECE
 and ICI (no closed form: window, kernel and lowess smoothing at fixed span) as the metric
 on two independent big samples, averaged (their difference is printed).
 
@@ -40,7 +42,7 @@ from locacal.metrics.registry import evaluate
 from locacal.report.intervals import norm_bounds, null_values
 from locacal.simulate import logistic_dgp
 
-METRICS = ("ece", "lcs", "wmse", "smece", "mcb", "ici")
+METRICS = ("calib_mse", "calib_err", "qmse", "ece", "lcs", "wmse", "smece", "mcb", "ici")
 NO_CLOSED_FORM = ("lcs", "wmse", "smece", "ici")
 DGPS = {"g1": {"gamma": 1.0}, "g1.25": {"gamma": 1.25}, "g3": {"gamma": 3.0},
         "a1.2": {"alpha": 1.2}, "g0.8": {"gamma": 0.8}}
@@ -57,7 +59,9 @@ def population(metrics: tuple[str, ...], dgp: str, big: int, seed: int
     chunks = np.array_split(np.argsort(s), 10)
     gaps = np.array([np.mean(p[c] - s[c]) for c in chunks])
     shares = np.array([c.size for c in chunks]) / big
-    values = {"ece": float(shares @ np.abs(gaps)), "mcb": float(np.mean((p - s) ** 2))}
+    gap2 = float(np.mean((p - s) ** 2))
+    values = {"ece": float(shares @ np.abs(gaps)), "qmse": float(shares @ gaps**2),
+              "mcb": gap2, "calib_mse": gap2, "calib_err": np.sqrt(gap2)}
     wanted = [m for m in NO_CLOSED_FORM if m in metrics]
     spread = {}
     if wanted:

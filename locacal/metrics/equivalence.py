@@ -66,8 +66,8 @@ __all__ = ["MEASURES", "NORM_POWER", "EquivalenceTestResult", "calibration_equiv
 
 #: r of M = ||G||^r for the calibration errors bounded by the noise norm: 1 for a norm
 #: (mean absolute gap, sup), 2 for a squared norm (density-weighted or Brier-type squares).
-NORM_POWER = {"ece": 1.0, "ici": 1.0, "sup": 1.0, "smece": 1.0, "lcs": 2.0, "wmse": 2.0,
-              "mcb": 2.0}
+NORM_POWER = {"ece": 1.0, "ici": 1.0, "sup": 1.0, "smece": 1.0, "calib_err": 1.0,
+              "lcs": 2.0, "wmse": 2.0, "mcb": 2.0, "calib_mse": 2.0, "qmse": 2.0}
 
 #: Measures of :func:`calibration_equivalence_test`.
 MEASURES = ("ici", "ece", "lcs", "sup")

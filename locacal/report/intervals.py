@@ -10,6 +10,10 @@ Two resampling schemes, both over a fixed list of registry metrics:
   (:data:`BASIC_METRICS`) it is the basic bootstrap interval clipped at 0 (Davison & Hinkley
   1997, §5.2, eq. 5.6), for the other metrics the percentile interval (Efron & Tibshirani
   1993, §13.3); see :func:`interval_bounds` for why.
+* :func:`norm_bounds`: for the calibration errors of :data:`NORM_METRICS`, the interval
+  [max(0, M^(1/r) - q)^r, (M^(1/r) + q)^r] with q the level quantile of the metric^(1/r)
+  over the null draws below (:mod:`locacal.metrics.equivalence`: the inverted calibration
+  test), which holds a population value at or near 0 where the bootstrap does not.
 * :func:`null_means`: the expectation of each calibration metric when the model is
   calibrated, by consistency resampling (Bröcker & Smith 2007): labels redrawn as
   D*_i ~ Bernoulli(s_i) given the scores, the metric recomputed and averaged. A calibration
@@ -47,8 +51,10 @@ NULL_METRICS = (
 #: Calibration errors whose interval is the noise-norm interval from the null draws
 #: (:func:`locacal.metrics.equivalence.norm_interval`), not a bootstrap interval: the ECE,
 #: LCS, WMSE, smooth ECE, CORP's mcb and the ICI, whose bootstrap intervals miss a
-#: population value at or near 0 (see :func:`interval_bounds`).
-NORM_METRICS = ("ece", "lcs", "wmse", "smece", "mcb", "ici")
+#: population value at or near 0 (see :func:`interval_bounds`), and the binned squared
+#: gaps calib_mse (its square root calib_err) and qmse, whose basic interval collapses to
+#: [0, 0] when the value is below its bias (small samples).
+NORM_METRICS = ("calib_mse", "calib_err", "lcs", "ece", "qmse", "wmse", "smece", "mcb", "ici")
 
 #: Metrics whose bootstrap interval is the basic interval clipped at 0: nonnegative metrics
 #: of noisy bin or neighbourhood means whose plug-in value is biased by about its spread,
@@ -168,9 +174,8 @@ def interval_bounds(names: Sequence[str], values: np.ndarray, replicates: np.nda
     n = 20000 the ECE covers 0.48 and the mcb 0.03 with calibrated scores, 0.85 and 0.66 at
     gamma 1.5 (percentile: 0 and 0; 0.82 and 0). Not measured: the ICI, E50/E90/Emax,
     ece_thresholded and kl (basic, by the same reasoning), the calibration intercept and
-    slope (percentile). Near calibration, read those values against the report's
-    ``null_mean`` (or :func:`locacal.calibration_test`) rather than by whether the interval
-    holds 0.
+    slope (percentile). For that reason :func:`report_intervals` (the report) gives the
+    metrics of :data:`NORM_METRICS` the noise-norm interval of :func:`norm_bounds` instead.
     """
     alpha = (1.0 - level) / 2.0
     with warnings.catch_warnings():
