@@ -212,9 +212,10 @@ after.set_index("model")[["cal_intercept", "cal_slope", "ici", "brier", "auc"]]
 # A guideline may ask for a validated risk score whose ICI is below, say, 0.05.
 # `calibration_equivalence_test` tests H0 "ICI >= 0.05": it rejects, and the score is
 # declared calibrated within the margin, when the 95 % upper confidence bound of the ICI lies
-# below 0.05. On the 133 test women the bound is far above it: the data are too few to claim
-# that the score is that well calibrated, even though no test rejected calibration above.
-# With all 532 women scored out of sample the bound would shrink about like 1/sqrt(n).
+# below 0.05. On the 133 test women the bounds (about 0.1 for both scores) are far above
+# it: not rejecting calibration is not evidence of good calibration, and a test split this
+# small cannot certify an ICI below 0.05. The noise part of the bound shrinks about like
+# 1/sqrt(n): a few thousand validation patients would be needed.
 
 # %%
 pd.concat([locacal.calibration_equivalence_test(
