@@ -161,3 +161,18 @@ def test_validation_messages():
         calibration_equivalence_test(s, y)  # margin is required
     assert isinstance(calibration_equivalence_test(s, y, margin=0.5, measure="ece",
                                                    n_resamples=9).to_frame(), pd.DataFrame)
+
+
+def test_wmse_batch_equals_the_metric():
+    from locacal.metrics._null_statistics import wmse_batch
+
+    s, _, _ = _data(1500, gamma=1.3, seed=9)
+    rng = np.random.default_rng(10)
+    for scores in (np.sort(s), np.sort(np.round(s, 2))):  # ties at the boundary: shared
+        labels = (rng.random((4, scores.size)) < scores).astype(float)
+        weights = rng.random(scores.size) * 2
+        weights[:7] = 0.0  # rows of weight zero are not neighbours
+        for w in (None, weights):
+            got = wmse_batch(scores, w)(labels)
+            want = [metrics.wmse(scores, y, weights=w) for y in labels]
+            np.testing.assert_allclose(got, want, rtol=1e-12)

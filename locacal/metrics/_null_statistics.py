@@ -15,13 +15,15 @@ import numpy as np
 
 from locacal.curves.curve import SLIDES_GRID_SIZE, slides_grid
 from locacal.data.bins import sorted_bins
-from locacal.density import reflected_kde_values
+from locacal.data.quantile import normalised_weights
+from locacal.density import reflected_bandwidth, reflected_kde_values
+from locacal.localfit._knn import knn_runs
 from locacal.localfit._window import effective_count, fixed_or_nn_bandwidth, window_bounds
 from locacal.metrics.clinical import _chi_terms, _kish_weights, hosmer_lemeshow_groups
 from locacal.metrics.corp import TiedScores
 
 __all__ = ["BatchStatistic", "binned_batch", "hl_batch", "lcs_batch", "local_gap_batch",
-           "mcb_batch", "rowwise", "spiegelhalter_batch"]
+           "mcb_batch", "rowwise", "spiegelhalter_batch", "wmse_batch"]
 
 #: Maps a (B, n) matrix of sorted label vectors to B statistic values.
 BatchStatistic = Callable[[np.ndarray], np.ndarray]
@@ -31,6 +33,8 @@ BatchBuilder = Callable[[np.ndarray, np.ndarray | None], BatchStatistic]
 _LCS_NN = 0.15      # locacal.metrics.lcs defaults: degree 0, rectangular kernel, nn = 0.15
 _ECE_BINS = 10      # locacal.metrics.ece / qmse defaults: 10 quantile bins
 _HL_GROUPS = 10     # locacal.metrics.hosmer_lemeshow default
+_WMSE_NN = 0.15     # locacal.metrics.wmse defaults: nn = 0.15, 101 points
+_WMSE_GRID = 101
 
 
 def rowwise(metric: Callable[[np.ndarray, np.ndarray, np.ndarray | None], float]
@@ -67,6 +71,38 @@ def lcs_batch(scores: np.ndarray, weights: np.ndarray | None) -> BatchStatistic:
         np.cumsum(_weighted(labels, weights), axis=1, out=prefix[:, 1:])
         fit = (prefix[:, hi] - prefix[:, lo]) / window_weight
         return ((fit - grid) ** 2) @ density
+
+    return statistic
+
+
+def wmse_batch(scores: np.ndarray, weights: np.ndarray | None) -> BatchStatistic:
+    """:func:`locacal.metrics.wmse` with its defaults (nn = 0.15, 101 points on [0, 1]).
+
+    The mean label of the nearest scores of weight k at each point is linear in the labels,
+    with rows and boundary shares that depend on the scores and weights only
+    (:func:`locacal.localfit._knn.knn_runs`), and so is the density weighting: for every
+    label vector the WMSE is a few differences of prefix sums of ``w * y``. As the metric,
+    rows of weight zero are left out and the weights are rescaled to sum to the number of
+    rows.
+    """
+    keep = slice(None) if weights is None else weights > 0
+    s = scores[keep]
+    w = None if weights is None else normalised_weights(weights[keep])[0]
+    k = min(max(float(np.round(s.size * _WMSE_NN)), 1.0), float(s.size))
+    grid = np.linspace(0.0, 1.0, _WMSE_GRID)
+    runs = knn_runs(s, w, grid, k)
+    h = reflected_bandwidth(s, w, is_sorted=True)
+    density = reflected_kde_values(s, grid, w, bandwidth=h)
+    density = density / density.sum()
+
+    def statistic(labels: np.ndarray) -> np.ndarray:
+        weighted = _weighted(labels[:, keep], w)
+        prefix = np.zeros((labels.shape[0], weighted.shape[1] + 1))
+        np.cumsum(weighted, axis=1, out=prefix[:, 1:])
+        inner = prefix[:, runs.b_in] - prefix[:, runs.a_in]
+        edge = prefix[:, runs.b_all] - prefix[:, runs.a_all] - inner
+        means = (inner + runs.share * edge) / k
+        return ((grid - means) ** 2) @ density
 
     return statistic
 

@@ -20,7 +20,7 @@ Two resampling schemes, both over a fixed list of registry metrics:
   metric is never 0 in a finite sample; this mean is what a calibrated model with these very
   scores would show, the reference against which to read the observed value.
 
-The LCS, ECE, QMSE and CORP MCB are evaluated for all null draws at once by the batch
+The LCS, ECE, QMSE, WMSE and CORP MCB are evaluated for all null draws at once by the batch
 statistics of :mod:`locacal.metrics._null_statistics`; the others once per draw through
 :func:`locacal.metrics.registry.evaluate`.
 """
@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterator, Sequence
 import numpy as np
 
 from locacal._validation import CalibrationWarning, warn
-from locacal.metrics._null_statistics import binned_batch, lcs_batch, mcb_batch
+from locacal.metrics._null_statistics import binned_batch, lcs_batch, mcb_batch, wmse_batch
 from locacal.metrics.equivalence import NORM_POWER, norm_interval
 from locacal.metrics.registry import evaluate
 
@@ -82,6 +82,7 @@ _BATCHES = {
     "ece": lambda s, w: binned_batch(s, w, squared=False),
     "qmse": lambda s, w: binned_batch(s, w, squared=True),
     "mcb": mcb_batch,
+    "wmse": wmse_batch,
 }
 
 
