@@ -11,7 +11,7 @@ For n in ``--sizes`` (default 1e4 and 1e5), calibrated scores from
 * ``boot`` and ``null``: the two parts of ``ci``, the bootstrap of the metrics that get a
   bootstrap interval (those outside :data:`locacal.report.intervals.NORM_METRICS`, which
   take their interval from the null draws and are not bootstrapped) and the null label draws
-  (batched on the shared sort for the LCS, ECE, QMSE and mcb, one evaluation per draw for
+  (batched on the shared sort for the LCS, ECE, QMSE, WMSE and mcb, one evaluation per draw for
   the others);
 
 then, at the largest n, the seconds of one evaluation of each metric alone (where the
