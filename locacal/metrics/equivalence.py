@@ -212,7 +212,7 @@ def calibration_equivalence_test(scores: Any, labels: Any, *, margin: float,
     size at the margin is at most α up to the approximations listed in the module docstring
     (benchmarks/size_equivalence.py measures it), and usually far below, as the test guards
     against the noise in every direction. It is therefore conservative: at n = 2000 a
-    calibrated model's ICI bound is about 0.03, so margins below that cannot be met.
+    calibrated model's ICI bound is 0.03 to 0.04, so margins below that cannot be met.
 
     Parameters
     ----------
