@@ -59,6 +59,7 @@ _EXPORTS = {
     "smece": "locacal.metrics.smooth_ece",
     "log_loss": "locacal.metrics.log_score",
     "calibration_test": "locacal.metrics.calibration_testing",
+    "calibration_equivalence_test": "locacal.metrics.equivalence",
     # the package, not its module `split` (a module named like the export is returned as is)
     "split": "locacal.recalibration",
     "recalibrate": "locacal.recalibration.workflow",
@@ -103,6 +104,7 @@ __all__ = [
     "calib_mse",
     "calib_mse_interval",
     "calibration_curve",
+    "calibration_equivalence_test",
     "calibration_errors",
     "calibration_intercept_slope",
     "calibration_report",
@@ -169,6 +171,7 @@ if TYPE_CHECKING:  # for static analysers and IDEs; nothing is imported at run t
         calib_err,
         calib_mse,
         calib_mse_interval,
+        calibration_equivalence_test,
         calibration_errors,
         calibration_intercept_slope,
         calibration_test,

@@ -227,6 +227,11 @@ def _build_table() -> list[Row]:
         _metric(lc.calibration_intercept_slope, level=LEVEL),
         _metric(lc.calibration_test, statistic=("nope", 1), method=("nope",),
                 n_resamples=COUNT, seed=SEED, by=BY),
+        Row("calibration_equivalence_test",
+            lambda scores, labels, weights, **kw: lc.calibration_equivalence_test(
+                scores, labels, weights=weights, **{"margin": 0.05, "n_resamples": 19, **kw}),
+            SLW, SLW_ROLES, _params(margin=(0.0, -1.0, "x"), measure=("nope", 1),
+                                    level=LEVEL, n_resamples=COUNT, seed=SEED)),
         _metric(lc.calibration_report, threshold=FRACTION, clinical=("yes", 1),
                 extra=(["nope"], "brier", 3), ci=("yes", 1), n_boot=COUNT, level=LEVEL,
                 seed=SEED, true_p=(P[:-1], P + 1.0, P.astype(str), "x"), by=BY),

@@ -6,12 +6,30 @@ Used by :func:`locacal.metrics.wmse` (the 2024 R code's ``local_ci_scores``), th
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from locacal.data.sample import SortedSample
 from locacal.localfit._window import bisect
 
-__all__ = ["knn_means"]
+__all__ = ["KnnRuns", "knn_means", "knn_runs"]
+
+
+class KnnRuns(NamedTuple):
+    """The rows of :func:`knn_means` at each point, from the scores and weights only.
+
+    Rows ``[a_in, b_in)`` count fully; rows ``[a_all, b_all)`` outside it (those at the
+    boundary distance h) share the weight ``share`` of each of theirs; the mean is
+    ``(sum_in w y + share * sum_edge w y) / k``, linear in the labels.
+    """
+
+    a_in: np.ndarray
+    b_in: np.ndarray
+    a_all: np.ndarray
+    b_all: np.ndarray
+    share: np.ndarray
+    k: float
 
 
 def knn_means(sample: SortedSample, points: np.ndarray, k: float) -> np.ndarray:
@@ -31,11 +49,20 @@ def knn_means(sample: SortedSample, points: np.ndarray, k: float) -> np.ndarray:
     the boundary are decided on exactly the numbers ``|s - t|`` that R's code ranks; prefix
     sums give each run's weight and label sum.
     """
-    weights = sample.weights
-    s = sample.scores
+    w = np.ones_like(sample.scores) if sample.weights is None else sample.weights
+    cwy = np.concatenate([[0.0], np.cumsum(np.where(sample.labels, w, 0.0))])
+    r = knn_runs(sample.scores, sample.weights, points, k)
+    wy_in = cwy[r.b_in] - cwy[r.a_in]
+    wy_edge = (cwy[r.b_all] - cwy[r.a_all]) - wy_in
+    return (wy_in + r.share * wy_edge) / k
+
+
+def knn_runs(s: np.ndarray, weights: np.ndarray | None, points: np.ndarray,
+             k: float) -> KnnRuns:
+    """:class:`KnnRuns` of :func:`knn_means` on the sorted scores ``s`` (weights in the same
+    order, or None)."""
     w = np.ones_like(s) if weights is None else weights
     cw = np.concatenate([[0.0], np.cumsum(w)])
-    cwy = np.concatenate([[0.0], np.cumsum(np.where(sample.labels, w, 0.0))])
     n = s.size
     t = points
     split = np.searchsorted(s, t, side="right")  # s[:split] <= t < s[split:]
@@ -79,8 +106,6 @@ def knn_means(sample: SortedSample, points: np.ndarray, k: float) -> np.ndarray:
     h = np.minimum(h_left, h_right)
     a_in, b_in = run(h, every, strict=True)
     a_all, b_all = run(h, every, strict=False)
-    w_in, wy_in = cw[b_in] - cw[a_in], cwy[b_in] - cwy[a_in]
+    w_in = cw[b_in] - cw[a_in]
     w_edge = (cw[b_all] - cw[a_all]) - w_in
-    wy_edge = (cwy[b_all] - cwy[a_all]) - wy_in
-    share = (k - w_in) / w_edge
-    return (wy_in + share * wy_edge) / k
+    return KnnRuns(a_in, b_in, a_all, b_all, (k - w_in) / w_edge, k)

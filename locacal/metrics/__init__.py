@@ -51,6 +51,8 @@ _EXPORTS = {
     "CalibrationTestResult": "locacal.metrics.calibration_testing",
     "calibration_test": "locacal.metrics.calibration_testing",
     "GroupedTestResult": "locacal.metrics.grouped_test",
+    "EquivalenceTestResult": "locacal.metrics.equivalence",
+    "calibration_equivalence_test": "locacal.metrics.equivalence",
     "corp_decomposition": "locacal.metrics.corp",
     "DecisionCurve": "locacal.metrics.decision",
     "MurphyDiagram": "locacal.metrics.decision",

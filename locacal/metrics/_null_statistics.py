@@ -15,14 +15,17 @@ import numpy as np
 
 from locacal.curves.curve import SLIDES_GRID_SIZE, slides_grid
 from locacal.data.bins import sorted_bins
+from locacal.data.quantile import normalised_weights
 from locacal.data.sample import SortedSample
-from locacal.density import reflected_kde_values
-from locacal.localfit import LocalParams, fit
+from locacal.density import reflected_bandwidth, reflected_kde_values
+from locacal.localfit import LocalParams, effective_count, fit
+from locacal.localfit._knn import knn_runs
+from locacal.localfit._window import fixed_or_nn_bandwidth, window_bounds
 from locacal.metrics.clinical import _chi_terms, _kish_weights, hosmer_lemeshow_groups
 from locacal.metrics.corp import TiedScores
 
-__all__ = ["BatchStatistic", "binned_batch", "hl_batch", "lcs_batch", "mcb_batch", "rowwise",
-           "spiegelhalter_batch"]
+__all__ = ["BatchStatistic", "binned_batch", "hl_batch", "lcs_batch", "local_gap_batch",
+           "mcb_batch", "rowwise", "spiegelhalter_batch", "wmse_batch"]
 
 #: Maps a (B, n) matrix of sorted label vectors to B statistic values.
 BatchStatistic = Callable[[np.ndarray], np.ndarray]
@@ -32,6 +35,8 @@ BatchBuilder = Callable[[np.ndarray, np.ndarray | None], BatchStatistic]
 _LCS_NN = 0.15      # locacal.metrics.lcs defaults: degree 0, rectangular kernel, nn = 0.15
 _ECE_BINS = 10      # locacal.metrics.ece / qmse defaults: 10 quantile bins
 _HL_GROUPS = 10     # locacal.metrics.hosmer_lemeshow default
+_WMSE_NN = 0.15     # locacal.metrics.wmse defaults: nn = 0.15, 101 points
+_WMSE_GRID = 101
 
 
 def rowwise(metric: Callable[[np.ndarray, np.ndarray, np.ndarray | None], float]
@@ -65,6 +70,69 @@ def lcs_batch(scores: np.ndarray, weights: np.ndarray | None) -> BatchStatistic:
     def statistic(labels: np.ndarray) -> np.ndarray:
         fit_values = fit(sample, grid, params, labels=labels).value
         return ((fit_values - grid) ** 2) @ density
+
+    return statistic
+
+
+def wmse_batch(scores: np.ndarray, weights: np.ndarray | None) -> BatchStatistic:
+    """:func:`locacal.metrics.wmse` with its defaults (nn = 0.15, 101 points on [0, 1]).
+
+    The mean label of the nearest scores of weight k at each point is linear in the labels,
+    with rows and boundary shares that depend on the scores and weights only
+    (:func:`locacal.localfit._knn.knn_runs`), and so is the density weighting: for every
+    label vector the WMSE is a few differences of prefix sums of ``w * y``. As the metric,
+    rows of weight zero are left out and the weights are rescaled to sum to the number of
+    rows.
+    """
+    keep = slice(None) if weights is None else weights > 0
+    s = scores[keep]
+    w = None if weights is None else normalised_weights(weights[keep])[0]
+    k = min(max(float(np.round(s.size * _WMSE_NN)), 1.0), float(s.size))
+    grid = np.linspace(0.0, 1.0, _WMSE_GRID)
+    runs = knn_runs(s, w, grid, k)
+    h = reflected_bandwidth(s, w, is_sorted=True)
+    density = reflected_kde_values(s, grid, w, bandwidth=h)
+    density = density / density.sum()
+
+    def statistic(labels: np.ndarray) -> np.ndarray:
+        weighted = _weighted(labels[:, keep], w)
+        prefix = np.zeros((labels.shape[0], weighted.shape[1] + 1))
+        np.cumsum(weighted, axis=1, out=prefix[:, 1:])
+        inner = prefix[:, runs.b_in] - prefix[:, runs.a_in]
+        edge = prefix[:, runs.b_all] - prefix[:, runs.a_all] - inner
+        means = (inner + runs.share * edge) / k
+        return ((grid - means) ** 2) @ density
+
+    return statistic
+
+
+def local_gap_batch(scores: np.ndarray, weights: np.ndarray | None, *, nn: float = 0.1,
+                    points: int = 101, coverage: tuple[float, float] = (0.05, 0.95)
+                    ) -> BatchStatistic:
+    """Largest local mean residual, ``max_j |sum_{i in N_j} w_i (y_i - s_i) / sum_{N_j} w_i|``.
+
+    The points t_j are ``points`` equally spaced values from the ``coverage`` quantiles of
+    the scores (5 % to 95 %); N_j is the window of the k = n nn nearest scores of t_j
+    (locfit's rule, :func:`locacal.localfit._window.window_bounds`). Its population value is
+    the supremum over the central score range of |E[D - s | s in N_j]|, the calibration gap
+    g(s) - s averaged over a neighbourhood of 10 % of the scores: 0 for calibrated scores
+    whatever the window, unlike a gap ``mean(y) - t_j`` taken against the window's centre.
+    """
+    lo_q, hi_q = np.quantile(scores, coverage)
+    grid = np.linspace(lo_q, hi_q, points)
+    k = effective_count(scores.size, nn, None)
+    lo, hi = window_bounds(scores, grid, fixed_or_nn_bandwidth(scores, grid, k, None))
+    w = np.ones_like(scores) if weights is None else weights
+    prefix_w = np.concatenate([[0.0], np.cumsum(w)])
+    prefix_ws = np.concatenate([[0.0], np.cumsum(w * scores)])
+    window_weight = prefix_w[hi] - prefix_w[lo]
+    window_score = prefix_ws[hi] - prefix_ws[lo]
+
+    def statistic(labels: np.ndarray) -> np.ndarray:
+        prefix = np.zeros((labels.shape[0], labels.shape[1] + 1))
+        np.cumsum(_weighted(labels, weights), axis=1, out=prefix[:, 1:])
+        gap = (prefix[:, hi] - prefix[:, lo] - window_score) / window_weight
+        return np.abs(gap).max(axis=1)
 
     return statistic
 

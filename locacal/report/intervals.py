@@ -10,13 +10,17 @@ Two resampling schemes, both over a fixed list of registry metrics:
   (:data:`BASIC_METRICS`) it is the basic bootstrap interval clipped at 0 (Davison & Hinkley
   1997, §5.2, eq. 5.6), for the other metrics the percentile interval (Efron & Tibshirani
   1993, §13.3); see :func:`interval_bounds` for why.
+* :func:`norm_bounds`: for the calibration errors of :data:`NORM_METRICS`, the interval
+  [max(0, M^(1/r) - q)^r, (M^(1/r) + q)^r] with q the level quantile of the metric^(1/r)
+  over the null draws below (:mod:`locacal.metrics.equivalence`: the inverted calibration
+  test), which holds a population value at or near 0 where the bootstrap does not.
 * :func:`null_means`: the expectation of each calibration metric when the model is
   calibrated, by consistency resampling (Bröcker & Smith 2007): labels redrawn as
   D*_i ~ Bernoulli(s_i) given the scores, the metric recomputed and averaged. A calibration
   metric is never 0 in a finite sample; this mean is what a calibrated model with these very
   scores would show, the reference against which to read the observed value.
 
-The LCS, ECE, QMSE and CORP MCB are evaluated for all null draws at once by the batch
+The LCS, ECE, QMSE, WMSE and CORP MCB are evaluated for all null draws at once by the batch
 statistics of :mod:`locacal.metrics._null_statistics`; the others once per draw through
 :func:`locacal.metrics.registry.evaluate`.
 """
@@ -30,11 +34,13 @@ import numpy as np
 
 from locacal._validation import CalibrationWarning, warn
 from locacal.data.frequency import bootstrap_counts
-from locacal.metrics._null_statistics import binned_batch, lcs_batch, mcb_batch
+from locacal.metrics._null_statistics import binned_batch, lcs_batch, mcb_batch, wmse_batch
+from locacal.metrics.equivalence import NORM_POWER, norm_interval
 from locacal.metrics.registry import evaluate
 
-__all__ = ["BASIC_METRICS", "NULL_METRICS", "bootstrap_intervals", "bootstrap_replicates",
-           "interval_bounds", "null_means"]
+__all__ = ["BASIC_METRICS", "NORM_METRICS", "NULL_METRICS", "bootstrap_intervals",
+           "bootstrap_replicates", "interval_bounds", "norm_bounds", "null_means",
+           "null_values", "report_intervals"]
 
 #: Calibration metrics that get a calibrated-model null expectation (NaN for the others:
 #: accuracy or AUC say nothing about calibration, and their null would only restate the scores).
@@ -42,6 +48,14 @@ NULL_METRICS = (
     "calib_mse", "calib_err", "lcs", "ece", "ece_thresholded", "qmse", "wmse", "smece", "mcb",
     "ici", "e50", "e90", "emax", "cal_intercept", "cal_slope", "spiegelhalter_z",
 )
+
+#: Calibration errors whose interval is the noise-norm interval from the null draws
+#: (:func:`locacal.metrics.equivalence.norm_interval`), not a bootstrap interval: the ECE,
+#: LCS, WMSE, smooth ECE, CORP's mcb and the ICI, whose bootstrap intervals miss a
+#: population value at or near 0 (see :func:`interval_bounds`), and the binned squared
+#: gaps calib_mse (its square root calib_err) and qmse, whose basic interval collapses to
+#: [0, 0] when the value is below its bias (small samples).
+NORM_METRICS = ("calib_mse", "calib_err", "lcs", "ece", "qmse", "wmse", "smece", "mcb", "ici")
 
 #: Metrics whose bootstrap interval is the basic interval clipped at 0: nonnegative metrics
 #: of noisy bin or neighbourhood means whose plug-in value is biased by about its spread,
@@ -69,6 +83,7 @@ _BATCHES = {
     "ece": lambda s, w: binned_batch(s, w, squared=False),
     "qmse": lambda s, w: binned_batch(s, w, squared=True),
     "mcb": mcb_batch,
+    "wmse": wmse_batch,
 }
 
 
@@ -175,9 +190,8 @@ def interval_bounds(names: Sequence[str], values: np.ndarray, replicates: np.nda
     n = 20000 the ECE covers 0.48 and the mcb 0.03 with calibrated scores, 0.85 and 0.66 at
     gamma 1.5 (percentile: 0 and 0; 0.82 and 0). Not measured: the ICI, E50/E90/Emax,
     ece_thresholded and kl (basic, by the same reasoning), the calibration intercept and
-    slope (percentile). Near calibration, read those values against the report's
-    ``null_mean`` (or :func:`locacal.calibration_test`) rather than by whether the interval
-    holds 0.
+    slope (percentile). For that reason :func:`report_intervals` (the report) gives the
+    metrics of :data:`NORM_METRICS` the noise-norm interval of :func:`norm_bounds` instead.
     """
     alpha = (1.0 - level) / 2.0
     with warnings.catch_warnings():
@@ -217,19 +231,20 @@ def _null_draws(scores: np.ndarray, n_draws: int, rng: np.random.Generator
             np.float64)
 
 
-def null_means(names: Sequence[str], scores: np.ndarray, *, weights: np.ndarray | None,
-               threshold: float, n_draws: int, rng: np.random.Generator,
-               tick: Callable[[], None], counts: np.ndarray | None = None) -> np.ndarray:
-    """Mean of each named metric over ``n_draws`` label vectors D* ~ Bernoulli(scores).
+def null_values(names: Sequence[str], scores: np.ndarray, *, weights: np.ndarray | None,
+                threshold: float, n_draws: int, rng: np.random.Generator,
+                tick: Callable[[], None], counts: np.ndarray | None = None) -> np.ndarray:
+    """Each named metric on ``n_draws`` label vectors D* ~ Bernoulli(scores).
 
-    Names outside :data:`NULL_METRICS` get NaN. The rows are sorted by score first (the
-    metrics do not depend on the row order). With ``counts`` (frequency weights, ``weights``
-    relative) each observation draws its own label: a row of f copies holds
-    Binomial(f, s) events, split into an event row and a non-event row with those counts.
+    Returns an ``(n_draws, len(names))`` array; columns of names outside
+    :data:`NULL_METRICS` are NaN. The rows are sorted by score first (the metrics do not
+    depend on the row order). With ``counts`` (frequency weights, ``weights`` relative) each
+    observation draws its own label: a row of f copies holds Binomial(f, s) events, split
+    into an event row and a non-event row with those counts.
     """
     if counts is not None:
-        return _null_means_counts(names, scores, weights, counts, threshold, n_draws, rng,
-                                  tick)
+        return _null_values_counts(names, scores, weights, counts, threshold, n_draws, rng,
+                                   tick)
     order = np.argsort(scores, kind="stable")
     s = scores[order]
     w = None if weights is None else weights[order]
@@ -251,16 +266,29 @@ def null_means(names: Sequence[str], scores: np.ndarray, *, weights: np.ndarray 
             tick()
         done += labels.shape[0]
     _report_dropped(values, wanted, "null expectation")
+    out = np.full((n_draws, len(names)), np.nan)
+    for j, m in enumerate(names):
+        if m in column:
+            out[:, j] = values[:, column[m]]
+    return out
+
+
+def null_means(names: Sequence[str], scores: np.ndarray, *, weights: np.ndarray | None,
+               threshold: float, n_draws: int, rng: np.random.Generator,
+               tick: Callable[[], None], counts: np.ndarray | None = None) -> np.ndarray:
+    """Mean of each named metric over ``n_draws`` label vectors D* ~ Bernoulli(scores)
+    (:func:`null_values`); NaN for names outside :data:`NULL_METRICS`."""
+    values = null_values(names, scores, weights=weights, threshold=threshold,
+                         n_draws=n_draws, rng=rng, tick=tick, counts=counts)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        means = dict(zip(wanted, np.nanmean(values, axis=0), strict=True))
-    return np.array([means.get(m, np.nan) for m in names])
+        return np.nanmean(values, axis=0)
 
 
-def _null_means_counts(names: Sequence[str], scores: np.ndarray, weights: np.ndarray | None,
-                       counts: np.ndarray, threshold: float, n_draws: int,
-                       rng: np.random.Generator, tick: Callable[[], None]) -> np.ndarray:
-    """:func:`null_means` of grouped rows (frequency weights), one evaluation per draw."""
+def _null_values_counts(names: Sequence[str], scores: np.ndarray, weights: np.ndarray | None,
+                        counts: np.ndarray, threshold: float, n_draws: int,
+                        rng: np.random.Generator, tick: Callable[[], None]) -> np.ndarray:
+    """:func:`null_values` of grouped rows (frequency weights), one evaluation per draw."""
     wanted = [m for m in names if m in NULL_METRICS]
     values = np.full((n_draws, len(wanted)), np.nan)
     s2 = np.concatenate([scores, scores])
@@ -276,7 +304,61 @@ def _null_means_counts(names: Sequence[str], scores: np.ndarray, weights: np.nda
             values[b] = [row[m] for m in wanted]
         tick()
     _report_dropped(values, wanted, "null expectation")
+    column = {m: j for j, m in enumerate(wanted)}
+    out = np.full((n_draws, len(names)), np.nan)
+    for j, m in enumerate(names):
+        if m in column:
+            out[:, j] = values[:, column[m]]
+    return out
+
+
+def norm_bounds(names: Sequence[str], values: np.ndarray, null: np.ndarray, level: float
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """Noise-norm intervals (:func:`locacal.metrics.equivalence.norm_interval`) of the
+    :data:`NORM_METRICS` among ``names`` from their null values ``null`` (one column per
+    name); NaN for the other names."""
+    lower, upper = np.full(len(names), np.nan), np.full(len(names), np.nan)
+    for j, m in enumerate(names):
+        if m in NORM_METRICS:
+            lower[j], upper[j] = norm_interval(float(values[j]), null[:, j], NORM_POWER[m],
+                                               level)
+    return lower, upper
+
+
+def report_intervals(names: Sequence[str], scores: np.ndarray, labels: np.ndarray, *,
+                     values: np.ndarray, weights: np.ndarray | None,
+                     true_p: np.ndarray | None, threshold: float, n_boot: int, level: float,
+                     boot_rng: np.random.Generator, null_rng: np.random.Generator,
+                     tick: Callable[[], None], counts: np.ndarray | None = None
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(lower, upper, null_mean)`` of the report's metrics.
+
+    The :data:`NORM_METRICS` get the noise-norm interval from ``n_boot`` null label draws
+    (:func:`norm_bounds`), the other metrics :func:`interval_bounds` of ``n_boot`` bootstrap
+    resamples; the null draws also give the null means of :data:`NULL_METRICS`. The
+    bootstrap recomputes only the metrics whose interval it gives. ``counts``: frequency
+    weights (the bootstrap draws observations, the null draws label each observation).
+    """
+    names = tuple(names)
+    values = np.asarray(values, dtype=np.float64)
+    boot = [j for j, m in enumerate(names) if m not in NORM_METRICS]
+    lower, upper = np.full(len(names), np.nan), np.full(len(names), np.nan)
+    boot_names = [names[j] for j in boot]
+    if boot_names:
+        replicates = bootstrap_replicates(boot_names, scores, labels, weights=weights,
+                                          true_p=true_p, threshold=threshold,
+                                          n_boot=n_boot, rng=boot_rng, tick=tick,
+                                          counts=counts)
+        lower[boot], upper[boot] = interval_bounds(boot_names, values[boot], replicates,
+                                                   level)
+    else:
+        for _ in range(n_boot):
+            tick()
+    null = null_values(names, scores, weights=weights, threshold=threshold, n_draws=n_boot,
+                       rng=null_rng, tick=tick, counts=counts)
+    norm = [j for j, m in enumerate(names) if m in NORM_METRICS]
+    norm_lower, norm_upper = norm_bounds(names, values, null, level)
+    lower[norm], upper[norm] = norm_lower[norm], norm_upper[norm]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        means = dict(zip(wanted, np.nanmean(values, axis=0), strict=True))
-    return np.array([means.get(m, np.nan) for m in names])
+        return lower, upper, np.nanmean(null, axis=0)
