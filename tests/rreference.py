@@ -46,6 +46,7 @@ REFERENCE_DIR = Path(__file__).resolve().parent / "reference"
 # the test modules that define references (tests/test_r_references.py checks that every file
 # in REFERENCE_DIR belongs to one of their references)
 MODULES = (
+    "tests.test_compare_models",
     "tests.test_lcs",
     "tests.test_local_parity_r",
     "tests.test_local_tree",
