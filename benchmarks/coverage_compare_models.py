@@ -44,7 +44,7 @@ from scipy.special import expit, logit
 
 from locacal._validation import CalibrationWarning
 from locacal.metrics.registry import evaluate
-from locacal.report.compare_models import DEFAULT_METRICS, compare_models
+from locacal.report.comparison import DEFAULT_METRICS, compare_models
 
 TAU = 1.5
 _NODES, _WEIGHTS = np.polynomial.hermite_e.hermegauss(60)

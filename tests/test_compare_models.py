@@ -20,7 +20,7 @@ from scipy.special import expit
 import locacal
 from locacal._validation import CalibrationWarning
 from locacal.metrics.delong import delong
-from locacal.report.compare_models import COLUMNS, compare_models, paired_bootstrap_bounds
+from locacal.report.comparison import COLUMNS, compare_models, paired_bootstrap_bounds
 from tests.rreference import r_reference
 
 matplotlib.use("Agg")
