@@ -37,8 +37,8 @@ def _blocks(page: Path) -> list[str]:
 
 
 def test_every_page_has_examples():
-    assert [page.stem for page in PAGES] == ["index", "fix", "from_r", "measure", "reproduce",
-                                             "scale", "see"]
+    assert [page.stem for page in PAGES] == ["index", "compare_models", "fix", "from_r",
+                                             "measure", "reproduce", "scale", "see"]
     assert all(_blocks(page) for page in PAGES)
 
 
