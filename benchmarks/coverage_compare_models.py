@@ -22,13 +22,14 @@ quadrature (:func:`calibrated_signal`). Three data-generating processes (DGPs):
 For each DGP and n in ``--n`` (default 500, 2000, 20000), ``reps(n)`` data sets (``--reps``
 at n <= 2000, a tenth of it at larger n, at least 10), each compared with ``--n-boot``
 bootstrap replicates. DeLong's AUC test, which needs no resampling, gets ``--delong-reps``
-data sets of its own at each n. Printed: rejection rate at 5 % (size when the truth is 0),
+data sets of its own at each n (a fifth of them above n = 2000). The blocks are run smallest
+n first and printed as each is done. Printed: rejection rate at 5 % (size when the truth is 0),
 coverage of the population difference by the 95 % interval, the mean difference and the
 truth, each rate with its Monte Carlo standard error sqrt(r (1 - r) / R). Nothing is
 asserted; the small seeded version is tests/test_compare_models.py.
 
 Usage: ``nice python benchmarks/coverage_compare_models.py [--quick] [--n 500 2000 20000]
-[--reps 200] [--n-boot 100] [--delong-reps 2000] [--big 1000000] [--dgps ...] [--out f.csv]``
+[--reps 200] [--n-boot 100] [--delong-reps 1000] [--big 1000000] [--dgps ...] [--out f.csv]``
 """
 
 from __future__ import annotations
@@ -98,13 +99,17 @@ def truth(dgp: str, big: int, rng: np.random.Generator) -> tuple[dict[str, float
             {m: abs(diffs[0][m] - diffs[1][m]) / 2 for m in names})
 
 
-def run(dgps, sizes, reps, n_boot, delong_reps, big, seed) -> pd.DataFrame:
+def run(dgps, sizes, reps, n_boot, delong_reps, big, seed, out=None) -> pd.DataFrame:
+    """The study, smallest n first; each (n, DGP) block is printed (and appended to ``out``)
+    as soon as it is done, so that an interrupted run still reports what it measured."""
     rng = np.random.default_rng(seed)
+    truths = {dgp: truth(dgp, big, rng) for dgp in dgps}
     rows = []
-    for dgp in dgps:
-        true, err = truth(dgp, big, rng)
-        for n in sizes:
-            r = reps if n <= 2000 else max(10, reps // 10)
+    for n in sizes:
+        r = reps if n <= 2000 else max(10, reps // 10)
+        r_delong = delong_reps if n <= 2000 else max(100, delong_reps // 5)
+        for dgp in dgps:
+            true, err = truths[dgp]
             start = time.perf_counter()
             records = []
             for _ in range(r):
@@ -115,19 +120,28 @@ def run(dgps, sizes, reps, n_boot, delong_reps, big, seed) -> pd.DataFrame:
                                            n_boot=n_boot, seed=rng.integers(2**63))
                 records.append(table.to_frame())
             frame = pd.concat(records)
-            for m in BOOT_METRICS:
-                rows.append(_summary(dgp, n, m, frame[frame.metric == m], true[m], err[m],
-                                     n_boot))
+            block = [_summary(dgp, n, m, frame[frame.metric == m], true[m], err[m], n_boot)
+                     for m in BOOT_METRICS]
             # DeLong: no resampling, many data sets
             frame = []
-            for _ in range(delong_reps):
+            for _ in range(r_delong):
                 d, a, b = draw(dgp, n, rng)
                 t = compare_models({"a": a, "b": b}, d, metrics=["auc"], ci=False)
                 frame.append(t.to_frame())
-            rows.append(_summary(dgp, n, "auc", pd.concat(frame), true["auc"], err["auc"], 0))
-            print(f"  {dgp}, n = {n}: {r} data sets x {n_boot} resamples, {delong_reps} for "
+            block.append(_summary(dgp, n, "auc", pd.concat(frame), true["auc"], err["auc"], 0))
+            rows += block
+            print(f"  {dgp}, n = {n}: {r} data sets x {n_boot} resamples, {r_delong} for "
                   f"DeLong, {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
+            _show(pd.DataFrame(block))
+            if out:
+                pd.DataFrame(rows).to_csv(out, index=False)
     return pd.DataFrame(rows)
+
+
+def _show(table: pd.DataFrame) -> None:
+    with pd.option_context("display.width", 160, "display.max_rows", 200,
+                           "display.float_format", "{:.4g}".format):
+        print(table.to_string(index=False), flush=True)
 
 
 def _summary(dgp, n, metric, frame, true, err, n_boot) -> dict:
@@ -147,7 +161,7 @@ def main(argv=None) -> None:
     parser.add_argument("--n", type=int, nargs="+", default=[500, 2000, 20000])
     parser.add_argument("--reps", type=int, default=200)
     parser.add_argument("--n-boot", type=int, default=100)
-    parser.add_argument("--delong-reps", type=int, default=2000)
+    parser.add_argument("--delong-reps", type=int, default=1000)
     parser.add_argument("--big", type=int, default=1_000_000)
     parser.add_argument("--dgps", nargs="+", default=list(DGPS), choices=DGPS)
     parser.add_argument("--seed", type=int, default=20261125)
@@ -155,13 +169,11 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     if args.quick:
         args.n, args.reps, args.n_boot, args.big, args.delong_reps = [500], 40, 50, 200_000, 400
-    table = run(args.dgps, args.n, args.reps, args.n_boot, args.delong_reps, args.big,
-                args.seed)
-    with pd.option_context("display.width", 160, "display.max_rows", 200,
-                           "display.float_format", "{:.4g}".format):
-        print(table.to_string(index=False))
-    if args.out:
-        table.to_csv(args.out, index=False)
+    print(f"seed {args.seed}, n_boot {args.n_boot}, reps {args.reps} (n <= 2000; a tenth "
+          f"above), DeLong reps {args.delong_reps} (a fifth above n = 2000), big {args.big}",
+          flush=True)
+    run(args.dgps, args.n, args.reps, args.n_boot, args.delong_reps, args.big, args.seed,
+        args.out)
 
 
 if __name__ == "__main__":
