@@ -195,6 +195,8 @@ def test_ci_false_skips_the_bootstrap_but_keeps_delong():
     ({1: np.full(10, 0.5), "1": np.full(10, 0.4)}, "coincide"),
     ({"a": np.full(10, 0.5), "b": np.full(9, 0.5)}, "lengths differ: {'a': 10, 'b': 9}"),
     (np.full(10, 0.5), "dict"),
+    ({"a": pd.Series(np.full(10, 0.5)), "b": pd.Series(np.full(10, 0.5), index=range(1, 11))},
+     "scores['b']"),
 ])
 def test_bad_models_are_refused(scores, message):
     y = np.tile([0, 1], 5)

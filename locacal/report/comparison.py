@@ -24,6 +24,7 @@ from scipy.stats import norm
 
 from locacal._repr import figure_html, frame_html, result_html
 from locacal._validation import (
+    check_aligned,
     check_bool,
     check_level,
     check_resamples,
@@ -357,6 +358,8 @@ def compare_models(scores: Any, labels: Any, *, metrics: Sequence[str] | None = 
     n_boot = check_resamples(n_boot, "n_boot", minimum=10)
     level = check_level(level)
     seed = check_seed(seed)
+    check_aligned({**{f"scores[{name!r}]": v for name, v in models.items()},
+                   "labels": labels})
     checked, y = [], None
     for name, values in models.items():
         s, y_k, _ = check_scores_labels(values, labels, names=(f"scores[{name!r}]", "labels",
