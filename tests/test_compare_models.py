@@ -269,9 +269,13 @@ def _equal_pair(n, rng, tau=1.5, sigma=0.8):
 
 
 def test_size_of_the_paired_tests_for_two_equally_calibrated_models():
-    """60 data sets of n = 300, 99 resamples: each metric's test rejects at 5 % in at most 9
-    of 60 (a true size of 0.05 gives more than 8 with probability 0.006), and DeLong's on 400
-    data sets in 8-32 (binomial 0.05: P(outside) < 0.003)."""
+    """60 data sets of n = 300, 99 resamples. The Brier score, log loss, LCS and MCB tests
+    reject at 5 % in at most 9 of 60 (a true size of 0.05 gives more than 9 with
+    probability 0.002; measured here 4, 5, 0, 2: the LCS and MCB tests are conservative).
+    The ECE's test is not: the bootstrap underestimates the spread of a difference of two
+    absolute gaps near 0 (benchmarks/coverage_compare_models.py: size 0.15 at n = 500); here
+    8 of 60, bounded at 16 so that it cannot get worse unnoticed. DeLong's test on 400 data
+    sets rejects in 8-32 (binomial 0.05: P(outside) < 0.003)."""
     rng = np.random.default_rng(2026)
     metrics = ["brier", "log_loss", "lcs", "ece", "mcb"]
     rejections = dict.fromkeys(metrics, 0)
@@ -283,7 +287,9 @@ def test_size_of_the_paired_tests_for_two_equally_calibrated_models():
                                    seed=rng.integers(2**32)).to_frame()
         for m, p in zip(table["metric"], table["pvalue"], strict=True):
             rejections[m] += p < 0.05
+    ece = rejections.pop("ece")
     assert max(rejections.values()) <= 9, rejections
+    assert ece <= 16
     delong_rejections = 0
     for _ in range(400):
         d, a, b = _equal_pair(300, rng)
