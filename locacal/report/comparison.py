@@ -331,13 +331,17 @@ def compare_models(scores: Any, labels: Any, *, metrics: Sequence[str] | None = 
     p < 1 - level exactly when the interval excludes 0. The estimand is the difference of
     the metrics' population values at their fixed settings (bins, nn, span).
 
-    Measured (benchmarks/coverage_compare_models.py): see the docs page
-    ``guide/compare_models``. Two caveats. A calibration error is a biased estimate (upwards,
-    by about its sampling noise), so when two models are equally noisy their difference is
-    unbiased and the test holds its size, but when one model is calibrated and the other
-    not, the biases differ and the interval can miss; the ECE (an absolute gap, not
-    differentiable at 0) and the MCB (an isotonic fit, for which the bootstrap is
-    inconsistent) are the worst. Weights are not taken.
+    Measured (benchmarks/coverage_compare_models.py; two models seeing the true logit
+    through noise, n = 500 and 2000, 40-100 data sets of 100 resamples, 1000 for DeLong;
+    the docs page ``guide/compare_models`` has the table): with two equally good models the
+    Brier, log-loss and AUC tests reject at 5 % in 0.04-0.10 of the data sets (Monte Carlo
+    s.e. 0.007 for DeLong, 0.02-0.05 for the others), the LCS and MCB tests in 0-0.03
+    (conservative); the ECE's test in up to 0.15 and the ICI's up to 0.10 (the near-zero
+    problem: the bootstrap misjudges the spread of a difference of two biased errors near
+    0). When one model is calibrated and the other not, the 95 % intervals of the Brier, log
+    loss, LCS, MCB and AUC differences cover the truth in 0.90-0.99, those of the ICI in
+    0.79-0.88 and of the ECE in 0.61-0.65: the calibrated model's error is inflated by its
+    noise, which biases the difference towards 0. Weights are not taken.
 
     Examples
     --------
