@@ -47,6 +47,7 @@ REFERENCE_DIR = Path(__file__).resolve().parent / "reference"
 # in REFERENCE_DIR belongs to one of their references)
 MODULES = (
     "tests.test_internal_validation_r",
+    "tests.test_compare_models",
     "tests.test_lcs",
     "tests.test_local_binomial_parity_r",
     "tests.test_local_parity_r",

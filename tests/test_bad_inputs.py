@@ -235,6 +235,15 @@ def _build_table() -> list[Row]:
         _metric(lc.calibration_report, threshold=FRACTION, clinical=("yes", 1),
                 extra=(["nope"], "brier", 3), ci=("yes", 1), n_boot=COUNT, level=LEVEL,
                 seed=SEED, true_p=(P[:-1], P + 1.0, P.astype(str), "x"), by=BY),
+        Row("compare_models", lambda scores, labels, **kw: lc.compare_models(
+            {"a": scores, "b": S}, labels, **{"metrics": ["brier", "auc"], "n_boot": 10,
+                                             "seed": 0, **kw}), SL, SL_ROLES,
+            _params(metrics=(["nope"], [], "nope", 3, ["true_mse"]),
+                    reference=("nope", 3), ci=("yes", 1), n_boot=(*COUNT, 5),
+                    level=LEVEL, seed=SEED)),
+        Row("ModelComparison", lambda **kw: lc.compare_models(
+            {"a": S, "b": P}, Y, metrics=["brier"], n_boot=10, seed=0).curves(**kw),
+            params=_params(method=("nope", 1))),
         Row("true_mse", lambda scores, true_p, weights: lc.true_mse(scores, true_p,
                                                                     weights=weights),
             {"scores": S, "true_p": P, "weights": W},

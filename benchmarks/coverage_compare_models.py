@@ -1,0 +1,180 @@
+"""Size and coverage of ``compare_models``' paired intervals and p-values, per metric.
+
+Seeded simulation. The true logit is eta ~ N(0, tau^2) (tau = 1.5) and D ~ Bernoulli(expit
+eta). A *calibrated* model sees eta through independent noise, Z = eta + e, e ~ N(0,
+sigma^2), and scores s = P(D = 1 | Z) = E[expit(eta) | Z], eta | Z ~ N(Z tau^2 / (tau^2 +
+sigma^2), tau^2 sigma^2 / (tau^2 + sigma^2)), integrated by 60-point Gauss-Hermite
+quadrature (:func:`calibrated_signal`). Three data-generating processes (DGPs):
+
+* ``calibrated pair``: two calibrated models, independent noises of the same sigma = 0.8.
+  The two models are exchangeable, so every population difference is 0: the share of
+  p-values below 0.05 is the test's *size*, and the coverage of 0 by the intervals is 1 -
+  size. Every calibration error is near 0 here, where its estimate is most biased: the
+  near-zero problem of a difference of two biased estimates.
+* ``overconfident pair``: the same two models made over-confident, s' = expit(1.5 logit s):
+  again exchangeable (population differences 0), now with calibration errors away from 0.
+* ``unequal``: model a calibrated (sigma = 0.5), model b over-confident (sigma = 1, logit x
+  1.5): every difference is non-zero. Its population value (each metric's limit at its fixed
+  settings: 10 quantile bins, nn = 0.15, lowess span) is the mean of the metric's difference
+  on two independent samples of ``--big`` rows (their half-difference is printed as its
+  error). The coverage of that value is measured.
+
+For each DGP and n in ``--n`` (default 500, 2000, 20000), ``reps(n)`` data sets (``--reps``
+at n <= 2000, a tenth of it at larger n, at least 10), each compared with ``--n-boot``
+bootstrap replicates. DeLong's AUC test, which needs no resampling, gets ``--delong-reps``
+data sets of its own at each n (a fifth of them above n = 2000). The blocks are run smallest
+n first and printed as each is done. Printed: rejection rate at 5 % (size when the truth is 0),
+coverage of the population difference by the 95 % interval, the mean difference and the
+truth, each rate with its Monte Carlo standard error sqrt(r (1 - r) / R). Nothing is
+asserted; the small seeded version is tests/test_compare_models.py.
+
+Usage: ``nice python benchmarks/coverage_compare_models.py [--quick] [--n 500 2000 20000]
+[--reps 200] [--n-boot 100] [--delong-reps 1000] [--big 1000000] [--dgps ...] [--out f.csv]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import warnings
+
+import numpy as np
+import pandas as pd
+from scipy.special import expit, logit
+
+from locacal._validation import CalibrationWarning
+from locacal.metrics.registry import evaluate
+from locacal.report.comparison import DEFAULT_METRICS, compare_models
+
+TAU = 1.5
+_NODES, _WEIGHTS = np.polynomial.hermite_e.hermegauss(60)
+_WEIGHTS = _WEIGHTS / _WEIGHTS.sum()
+BOOT_METRICS = tuple(m for m in DEFAULT_METRICS if m != "auc")
+
+
+def calibrated_signal(z: np.ndarray, tau: float, sigma: float) -> np.ndarray:
+    """P(D = 1 | Z = z) for Z = eta + e, eta ~ N(0, tau^2), e ~ N(0, sigma^2), D ~
+    Bernoulli(expit eta): E[expit(eta) | z] by Gauss-Hermite quadrature (probabilists')."""
+    shrink = tau**2 / (tau**2 + sigma**2)
+    sd = np.sqrt(tau**2 * sigma**2 / (tau**2 + sigma**2))
+    out = np.zeros_like(z, dtype=np.float64)
+    for x, w in zip(_NODES, _WEIGHTS, strict=True):
+        out += w * expit(shrink * z + sd * x)
+    return out
+
+
+def draw(dgp: str, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Labels and the two models' scores of one data set of the DGP."""
+    eta = rng.normal(0.0, TAU, n)
+    d = (rng.random(n) < expit(eta)).astype(np.float64)
+
+    def model(sigma: float) -> np.ndarray:
+        return calibrated_signal(eta + rng.normal(0.0, sigma, n), TAU, sigma)
+
+    if dgp == "calibrated pair":
+        return d, model(0.8), model(0.8)
+    if dgp == "overconfident pair":
+        return d, expit(1.5 * logit(model(0.8))), expit(1.5 * logit(model(0.8)))
+    if dgp == "unequal":
+        return d, model(0.5), expit(1.5 * logit(model(1.0)))
+    raise ValueError(f"unknown dgp {dgp!r}")
+
+
+DGPS = ("calibrated pair", "overconfident pair", "unequal")
+
+
+def truth(dgp: str, big: int, rng: np.random.Generator) -> tuple[dict[str, float],
+                                                                dict[str, float]]:
+    """Population difference of each metric (0 for the exchangeable pairs) and its error."""
+    names = (*BOOT_METRICS, "auc")
+    if dgp != "unequal":
+        return dict.fromkeys(names, 0.0), dict.fromkeys(names, 0.0)
+    diffs = []
+    for _ in range(2):
+        d, a, b = draw(dgp, big, rng)
+        va, vb = evaluate(names, a, d), evaluate(names, b, d)
+        diffs.append({m: va[m] - vb[m] for m in names})
+    return ({m: (diffs[0][m] + diffs[1][m]) / 2 for m in names},
+            {m: abs(diffs[0][m] - diffs[1][m]) / 2 for m in names})
+
+
+def run(dgps, sizes, reps, n_boot, delong_reps, big, seed, out=None) -> pd.DataFrame:
+    """The study, smallest n first; each (n, DGP) block is printed (and appended to ``out``)
+    as soon as it is done, so that an interrupted run still reports what it measured."""
+    rng = np.random.default_rng(seed)
+    truths = {dgp: truth(dgp, big, rng) for dgp in dgps}
+    rows = []
+    for n in sizes:
+        r = reps if n <= 2000 else max(10, reps // 10)
+        r_delong = delong_reps if n <= 2000 else max(100, delong_reps // 5)
+        for dgp in dgps:
+            true, err = truths[dgp]
+            start = time.perf_counter()
+            records = []
+            for _ in range(r):
+                d, a, b = draw(dgp, n, rng)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", CalibrationWarning)
+                    table = compare_models({"a": a, "b": b}, d, metrics=BOOT_METRICS,
+                                           n_boot=n_boot, seed=rng.integers(2**63))
+                records.append(table.to_frame())
+            frame = pd.concat(records)
+            block = [_summary(dgp, n, m, frame[frame.metric == m], true[m], err[m], n_boot)
+                     for m in BOOT_METRICS]
+            # DeLong: no resampling, many data sets
+            frame = []
+            for _ in range(r_delong):
+                d, a, b = draw(dgp, n, rng)
+                t = compare_models({"a": a, "b": b}, d, metrics=["auc"], ci=False)
+                frame.append(t.to_frame())
+            block.append(_summary(dgp, n, "auc", pd.concat(frame), true["auc"], err["auc"], 0))
+            rows += block
+            print(f"  {dgp}, n = {n}: {r} data sets x {n_boot} resamples, {r_delong} for "
+                  f"DeLong, {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
+            _show(pd.DataFrame(block))
+            if out:
+                pd.DataFrame(rows).to_csv(out, index=False)
+    return pd.DataFrame(rows)
+
+
+def _show(table: pd.DataFrame) -> None:
+    with pd.option_context("display.width", 160, "display.max_rows", 200,
+                           "display.float_format", "{:.4g}".format):
+        print(table.to_string(index=False), flush=True)
+
+
+def _summary(dgp, n, metric, frame, true, err, n_boot) -> dict:
+    r = len(frame)
+    reject = float((frame["pvalue"] < 0.05).mean())
+    cover = float(((frame["lower"] <= true) & (true <= frame["upper"])).mean())
+    return {"dgp": dgp, "n": n, "metric": metric, "reps": r, "n_boot": n_boot,
+            "truth": true, "truth_err": err, "mean_diff": float(frame["difference"].mean()),
+            "reject_5%": reject, "se_reject": np.sqrt(reject * (1 - reject) / r),
+            "cover_95%": cover, "se_cover": np.sqrt(cover * (1 - cover) / r)}
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true",
+                        help="n = 500 only, 40 data sets, 50 resamples, big = 200000")
+    parser.add_argument("--n", type=int, nargs="+", default=[500, 2000, 20000])
+    parser.add_argument("--reps", type=int, default=200)
+    parser.add_argument("--n-boot", type=int, default=100)
+    parser.add_argument("--delong-reps", type=int, default=1000)
+    parser.add_argument("--big", type=int, default=1_000_000)
+    parser.add_argument("--dgps", nargs="+", default=list(DGPS), choices=DGPS)
+    parser.add_argument("--seed", type=int, default=20261125)
+    parser.add_argument("--out", default=None)
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.n, args.reps, args.n_boot, args.big, args.delong_reps = [500], 40, 50, 200_000, 400
+    print(f"seed {args.seed}, n_boot {args.n_boot}, reps {args.reps} (n <= 2000; a tenth "
+          f"above), DeLong reps {args.delong_reps} (a fifth above n = 2000), big {args.big}",
+          flush=True)
+    run(args.dgps, args.n, args.reps, args.n_boot, args.delong_reps, args.big, args.seed,
+        args.out)
+
+
+if __name__ == "__main__":
+    main()
