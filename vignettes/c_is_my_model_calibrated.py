@@ -246,6 +246,8 @@ panels = locacal.calibration_curve(hmda_scores, hmda_labels, by=applicant).plot(
 # %%
 (locacal.calibration_report(hmda_scores, hmda_labels, by=applicant, clinical=True)
  [["applicant", "n", "lcs", "ici", "cal_intercept", "cal_slope"]])
+
+# %% [markdown]
 # ## Simultaneous bands and the sup test
 #
 # A pointwise 95 % band holds g at *each* score with probability 0.95, but over a whole
@@ -286,6 +288,8 @@ pd.DataFrame({name: {"sup-t statistic": r.statistic, "p-value": r.pvalue}
 # their own simultaneous band: Šidák over bins for `method="binning"` (for the bins'
 # averages of g), Scheffé's band for Platt and beta maps (see the user guide,
 # "Simultaneous bands").
+
+# %% [markdown]
 # ## How well calibrated? Equivalence tests and intervals near zero
 #
 # A calibration test that does not reject says only that the data cannot show a
@@ -326,6 +330,8 @@ pd.DataFrame(rows).T[["estimate", "upper", "margin", "pvalue", "equivalent"]]
 # %%
 (simulated[simulated["metric"].isin(["ece", "lcs", "wmse", "smece", "mcb", "ici"])]
  .set_index(["metric", "model"]).sort_index()[["value", "lower", "upper", "null_mean"]])
+
+# %% [markdown]
 # ## Comparing models: `compare_models`
 #
 # Is one model better calibrated than another *on the same applications*? Two separate

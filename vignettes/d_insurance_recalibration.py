@@ -397,7 +397,7 @@ platt = locacal.PlattCalibrator().fit(calibration["balanced"], calibration["clai
 g_test["balanced, Platt"] = platt.predict(g_test["balanced"])
 thresholds = np.arange(1, 41) / 100  # 0.01 to 0.40: the useful range for a 13.5 % claim rate
 dc = locacal.decision_curve(g_test[["glm", "balanced", "balanced, Platt"]], g_test["claim"],
-                            thresholds=thresholds, frequency_weights=g_test["weight"],
+                            thresholds=thresholds, frequency_weights=g_test["count"],
                             decompose=True)
 per_holder = locacal.decision_curve(test[["glm", "balanced"]], test["claim"],
                                     thresholds=thresholds, decompose=True)
@@ -432,7 +432,7 @@ dc.table.pivot(index="threshold", columns="model",
 
 # %%
 md = locacal.murphy_diagram(g_test[["glm", "balanced"]], g_test["claim"],
-                            frequency_weights=g_test["weight"], decompose=True)
+                            frequency_weights=g_test["count"], decompose=True)
 ax = md.plot()
 corp = locacal.corp_decomposition(test["balanced"], test["claim"])
 # the default thresholds are the midpoints of 200 steps: twice a mean is the midpoint rule
@@ -445,6 +445,8 @@ print(f"balanced: CORP MCB {corp['mcb']:.5f}; twice the area under the diagram's
 # score's miscalibration is concentrated between thresholds 0.15 and 0.6, where its scores
 # sit and act wrongly; the GLM's dotted line stays on the axis: its Brier score is almost all
 # uncertainty minus discrimination.
+
+# %% [markdown]
 # ## Local likelihood: the claim curve with `family="binomial"`
 #
 # The curves above are local least squares (locfit's default family, the 2024 slides'
@@ -483,6 +485,8 @@ pd.DataFrame({
               for s in (test["balanced"], repaired_lik, test["glm"])],
     "lcs": [locacal.lcs(s, test["claim"]) for s in (test["balanced"], repaired_lik, test["glm"])],
 }, index=["balanced", "balanced + local likelihood (GCV span)", "GLM"])
+
+# %% [markdown]
 # ## Internal validation of the GLM on all policyholders
 #
 # The split above holds out 40 % of the policyholders to calibrate and to test. How much

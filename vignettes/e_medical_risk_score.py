@@ -223,6 +223,8 @@ by_age = locacal.ReliabilityDisplay.from_predictions(
 {name: locacal.calibration_test(held_out[name], held_out["diabetes"], by=age_band,
                                 seed=2).to_frame()
  for name in models}
+
+# %% [markdown]
 # ## Decision curves: net benefit, and what miscalibration costs
 #
 # A clinical validation reports net benefit beside calibration (TRIPOD+AI; Vickers & Elkin
@@ -271,6 +273,8 @@ held_out.table.pivot(index="threshold", columns="model",
 # said. What a decision curve adds is *where* a map would pay: the thresholds at which the
 # loss is large, and larger than its in-sample bias, are those at which a clinician should
 # insist on a recalibrated model.
+
+# %% [markdown]
 # ## Local likelihood: a risk curve that stays a probability
 #
 # With 133 test women the local least-squares curve (the default family) is a weighted mean
@@ -313,6 +317,8 @@ locacal.calibration_report(
                   "local likelihood": lik_map.predict(test["forest"])}),
     test["diabetes"], clinical=True).set_index("model")[
         ["cal_intercept", "cal_slope", "ici", "brier", "auc"]]
+
+# %% [markdown]
 # ## Internal validation: all 532 women, no split
 #
 # Splitting 532 women into 266 / 133 / 133 spends data: the model is fitted on half of them
@@ -354,6 +360,8 @@ _ = ax.set_title("Logistic model on all 532 women")
 pd.DataFrame({method: locacal.internal_validation(
     logistic_all, pima[PREDICTORS], pima["diabetes"], method=method, n_boot=200, seed=532,
     progress=False).table["corrected"] for method in ("bootstrap", ".632", "cv")})
+
+# %% [markdown]
 # ## Simultaneous bands and the sup test
 #
 # The pointwise band of the curves above is read one risk at a time. To say "the score is
@@ -392,6 +400,8 @@ fig.tight_layout()
 # high and women few. The two bands answer different questions: the local band makes no
 # assumption on the shape of g, Scheffé's assumes a logistic map in logit(s), and is far
 # narrower for it (at most about 0.35 wide here).
+
+# %% [markdown]
 # ## Is the logistic score calibrated *enough*? An equivalence test
 #
 # A guideline may ask for a validated risk score whose ICI is below, say, 0.05.
@@ -413,6 +423,8 @@ pd.concat([locacal.calibration_equivalence_test(
 
 # %%
 with_ci.loc[["ece", "lcs", "mcb", "ici"], ["value", "lower", "upper", "null_mean"]]
+
+# %% [markdown]
 # ## Comparing the models on the same women: `compare_models`
 #
 # The logistic regression, the forest and the forest after Platt scaling, judged on the
