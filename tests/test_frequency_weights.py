@@ -148,7 +148,10 @@ def test_local_fit_equals_expanded_call_hypothesis(seed, nn, degree, kernel):
         a = make().fit(s, y, frequency_weights=f)._tabulate(GRID, "pointwise", 0.95, "wilson")
         b = make().fit(S, Y)._tabulate(GRID, "pointwise", 0.95, "wilson")
     for got, want in zip(a, b, strict=True):
-        np.testing.assert_allclose(got, want, rtol=0, atol=1e-8 if degree == 2 else TOL)
+        # degree 2: the grouped and the expanded sums round apart and a nearly singular local
+        # design amplifies it (benchmarks/bench_frequency_weights.py: median 1.3e-10, largest
+        # 1.4e-7 over 200 data sets; hypothesis found 2.2e-8 at seed 213, nn 0.75, rect)
+        np.testing.assert_allclose(got, want, rtol=0, atol=2e-7 if degree == 2 else TOL)
 
 
 def test_true_mse_equals_expanded_call():

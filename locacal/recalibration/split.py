@@ -145,7 +145,9 @@ def split(
                              f"{tuple(p.tolist())}")
 
     def take(a: Any, idx: np.ndarray) -> Any:
-        return a.iloc[idx] if hasattr(a, "iloc") else a[idx]
+        # a copy, not a view flagged as one: adding a column to a split (the usual next
+        # step) must not raise pandas' SettingWithCopyWarning (pandas < 3)
+        return a.iloc[idx].copy() if hasattr(a, "iloc") else a[idx]
 
     if isinstance(arrays, list):
         out = [tuple(take(a, idx) for a in arrays) for idx in index]
