@@ -606,6 +606,8 @@ FREQUENCY_CALLS = {
     "calibration_report": lambda f: locacal.calibration_report(S, Y, frequency_weights=f),
     "calibration_errors": lambda f: locacal.calibration_errors(S, Y, frequency_weights=f,
                                                                smoother="loess"),
+    "smoothing_table": lambda f: locacal.smoothing_table(S, Y, frequency_weights=f,
+                                                         nn=[0.5]),
 }
 
 
@@ -636,10 +638,10 @@ def test_fractional_frequency_weights_point_to_weights():
 
 @pytest.mark.parametrize("make", [
     lambda: locacal.LowessCalibrator(it=2),
-    lambda: locacal.LocalRegressionCalibrator(nn="gcv"),
+    lambda: locacal.LocalRegressionCalibrator(nn="gcv", family="binomial"),
     lambda: locacal.LocalRegressionCalibrator(evaluation="locfit"),
     lambda: locacal.KernelCalibrator(bw="cv_ls"),
-], ids=["robust lowess", "span by gcv", "locfit tree", "statsmodels bandwidth"])
+], ids=["robust lowess", "binomial span by gcv", "locfit tree", "statsmodels bandwidth"])
 def test_fits_counting_rows_refuse_frequency_weights(make):
     with pytest.raises(ValueError, match="weights"):
         make().fit(S, Y, frequency_weights=F)

@@ -361,3 +361,69 @@ def test_reliability_display_with_counts_equals_expanded_rows():
     a.plot()
     b.plot()
     np.testing.assert_allclose(a.hist_ax_.patches[0].get_xy(), b.hist_ax_.patches[0].get_xy())
+
+
+def _distinct_scores(seed: int, n: int, relative: bool = False):
+    """Grouped rows at scores on a grid of 0.001 (few exact ties of a distance with the
+    bandwidth), counts 0-6."""
+    rng = np.random.default_rng(seed)
+    s = np.round(rng.uniform(0.02, 0.98, n), 3)
+    y = (rng.uniform(size=n) < s).astype(float)
+    f = rng.integers(0, 7, n).astype(float)
+    w = np.round(rng.uniform(0.5, 2.0, n), 2) if relative else None
+    rep = f.astype(int)
+    expanded = (np.repeat(s, rep), np.repeat(y, rep), None if w is None else np.repeat(w, rep))
+    return (s, y, w, f), expanded
+
+
+@pytest.mark.parametrize("relative", [False, True])
+@pytest.mark.parametrize("degree,kernel", [(0, "rect"), (0, "tricube"), (1, "tricube"),
+                                           (1, "epan"), (2, "tricube")])
+@pytest.mark.parametrize("grid", ["nn", "h"])
+def test_smoothing_table_with_counts_equals_expanded_rows(relative, degree, kernel, grid):
+    """Every criterion (n = sum f observations, each copy's influence L_ii / f), the
+    standard errors of the one-SE rule and the choices equal the expanded rows'.
+
+    One exception, ``cv`` where a window holds a single observation: its influence is 1
+    exactly with counts, so ``cv = inf`` as defined (the leave-one-out fit does not exist),
+    while the expanded rows' block sums give 1 - 7e-15 and a finite ``cv`` (0 / 7e-15 of a
+    zero residual). There the grouped ``cv`` must be inf; elsewhere equal."""
+    (s, y, w, f), (S, Y, W) = _distinct_scores(20 + degree, n=120, relative=relative)
+    spans = {"nn": [0.05, 0.1, 0.2, 0.35, 0.6, 1.0]} if grid == "nn" else {"h": "default"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = locacal.smoothing_table(s, y, weights=w, frequency_weights=f, degree=degree,
+                                    kernel=kernel, **spans)
+        b = locacal.smoothing_table(S, Y, weights=W, degree=degree, kernel=kernel, **spans)
+    assert a.n == b.n == int(f.sum())
+    tol = TOL if degree < 2 else 1e-8
+    others = [c for c in a.table.columns if c != "cv"]
+    np.testing.assert_allclose(a.table[others].to_numpy(), b.table[others].to_numpy(),
+                               rtol=tol, atol=tol)
+    cv_a, cv_b = a.table["cv"].to_numpy(), b.table["cv"].to_numpy()
+    both = np.isfinite(cv_a) & np.isfinite(cv_b)
+    assert both.sum() >= 3
+    np.testing.assert_allclose(cv_a[both], cv_b[both], rtol=tol, atol=tol)
+    assert np.isinf(cv_a[~both]).all()
+    criteria = ["gcv", "aic", "lcv", "aicc"] + (["cv"] if both.all() else [])
+    for criterion in criteria[:2] + criteria[4:]:
+        np.testing.assert_allclose(a.difference_se(criterion, 1),
+                                   b.difference_se(criterion, 1), rtol=1e-8, atol=1e-8)
+    for criterion in criteria:
+        assert a.best(criterion) == b.best(criterion)
+
+
+@pytest.mark.parametrize("criterion", ["gcv", "cv", "aicc"])
+def test_span_chosen_by_a_criterion_with_counts_equals_expanded_rows(criterion):
+    (s, y, w, f), (S, Y, W) = _distinct_scores(31, n=150, relative=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = locacal.LocalRegressionCalibrator(nn=criterion).fit(
+            s, y, sample_weight=w, frequency_weights=f)
+        b = locacal.LocalRegressionCalibrator(nn=criterion).fit(S, Y, sample_weight=W)
+        ca, cb = a.curve(GRID), b.curve(GRID)
+    assert a.nn_ == b.nn_
+    fin = np.isfinite(b.smoothing_table_.table.to_numpy())
+    np.testing.assert_allclose(a.smoothing_table_.table.to_numpy()[fin],
+                               b.smoothing_table_.table.to_numpy()[fin], rtol=TOL, atol=TOL)
+    np.testing.assert_allclose(_numbers(ca), _numbers(cb), rtol=0, atol=TOL)

@@ -112,6 +112,7 @@ from locacal._validation import (
     positive_weight_rows,
     public_api,
 )
+from locacal.data.frequency import weighting
 from locacal.data.sample import SortedSample, sort_sample
 from locacal.localfit import LocalParams, fit
 
@@ -141,11 +142,13 @@ def default_nn_grid(n: int, degree: int) -> np.ndarray:
     return np.unique(np.geomspace(low, 1.0, GRID_SIZE))
 
 
-def default_h_grid(scores: np.ndarray, degree: int) -> np.ndarray:
+def default_h_grid(scores: np.ndarray, degree: int, n: int | None = None) -> np.ndarray:
     """20 bandwidths log-spaced from ``10 (degree + 1) r / n`` to ``r``, ``r`` the score
-    range (1e-3 when all scores are equal)."""
+    range (1e-3 when all scores are equal); ``n`` the number of observations (default: the
+    number of scores)."""
     r = float(np.ptp(scores)) or 1e-3
-    low = min(1.0, 10.0 * (degree + 1) / scores.shape[0]) * r
+    n = scores.shape[0] if n is None else n
+    low = min(1.0, 10.0 * (degree + 1) / n) * r
     return np.unique(np.geomspace(low, r, GRID_SIZE))
 
 
@@ -162,7 +165,7 @@ class SmoothingTable:
     degree : int
     kernel : str
     n : int
-        Number of rows.
+        Number of observations: the rows, or the sum of the frequency weights.
     family : {"gaussian", "binomial"}
         Local least squares, or the local logistic likelihood (columns ``df``,
         ``deviance``, ``gcv``, ``aic``).
@@ -279,8 +282,9 @@ class SmoothingTable:
 @public_api
 def smoothing_table(scores: Any, labels: Any, *, degree: int = 1, nn: Any = None,
                     h: Any = None, kernel: str = "tricube",
-                    weights: Any = None, family: str = "gaussian") -> SmoothingTable:
-    """locfit's GCV, AIC and likelihood-CV (and exact leave-one-out CV, corrected AIC) of
+                    weights: Any = None, family: str = "gaussian",
+                    frequency_weights: Any = None) -> SmoothingTable:
+    r"""locfit's GCV, AIC and likelihood-CV (and exact leave-one-out CV, corrected AIC) of
     the local fit of the labels on the scores, over a grid of spans.
 
     Parameters
@@ -306,6 +310,15 @@ def smoothing_table(scores: Any, labels: Any, *, degree: int = 1, nn: Any = None
     family : {"gaussian", "binomial"}, default "gaussian"
         Local least squares, or the local logistic likelihood with its deviance-based
         ``gcv`` and ``aic`` (module docstring, "Local likelihood").
+    frequency_weights : array-like of shape (n,), optional
+        Non-negative whole counts: a row stands for that many identical observations. The
+        table (and its choice) is that of the expanded rows, never built: ``n`` is the
+        number of observations :math:`N = \sum_i f_i` (in the criteria, the default grids
+        and the spans' windows), each observation's influence is its row's
+        :math:`L_{ii} / f_i` (the copies share the window and the fit, so the row's
+        :math:`L_{ii}` computed with the combined weight :math:`w_i f_i` is the sum of its
+        copies'), and the standard errors of :meth:`SmoothingTable.best` sum over the
+        observations (:mod:`locacal.data.frequency`). ``family="gaussian"`` only.
 
     Returns
     -------
@@ -332,20 +345,30 @@ def smoothing_table(scores: Any, labels: Any, *, degree: int = 1, nn: Any = None
     >>> tab.best("gcv", rule="min"), tab.best("gcv")  # minimiser, one-SE rule
     (0.1, 0.3)
     """
-    s, y, w = positive_weight_rows(*check_scores_labels(scores, labels, weights))
+    s, y, w = check_scores_labels(scores, labels, weights)
+    counts = None
+    if frequency_weights is not None:
+        both = weighting(w, frequency_weights, s.size,
+                         aligned={"scores": scores, "labels": labels})
+        w, counts = both.point, both.counts
+    s, y, w, counts = positive_weight_rows(s, y, w, counts)
     degree = check_int(degree, "degree", allowed=(0, 1, 2))
     kernel = check_choice(kernel, SELECTION_KERNELS, "kernel")
     family = check_choice(family, FAMILIES, "family")
-    sample = sort_sample(s, y, w)
+    if counts is not None and family == "binomial":
+        raise ValueError("smoothing_table(family='binomial') does not take frequency_weights "
+                         "yet; use family='gaussian' or expand the rows")
+    sample = sort_sample(s, y, w, counts)
+    n_obs = sample.observations
     if nn is not None and h is not None:
         raise ValueError("give a grid of nn or of h, not both")
     if h is None:
         parameter = "nn"
-        grid = default_nn_grid(sample.n, degree) if nn is None else _grid(nn, "nn", 1.0)
+        grid = default_nn_grid(n_obs, degree) if nn is None else _grid(nn, "nn", 1.0)
     else:
         parameter = "h"
-        grid = (default_h_grid(sample.scores, degree) if isinstance(h, str) and h == "default"
-                else _grid(h, "h", np.inf))
+        grid = (default_h_grid(sample.scores, degree, n_obs)
+                if isinstance(h, str) and h == "default" else _grid(h, "h", np.inf))
     # one cache of moment trees and block sums serves the whole grid (they depend on degree
     # and kernel only); the grid is increasing, so each block level is built once
     structures: dict = {}
@@ -366,18 +389,19 @@ def smoothing_table(scores: Any, labels: Any, *, degree: int = 1, nn: Any = None
     table.insert(0, parameter, grid)
     if family == "binomial":
         terms.pop("loo")
-    return SmoothingTable(table, parameter, degree, kernel, sample.n,
-                          {name: _sums_and_gram(x) for name, x in terms.items()}, family)
+    return SmoothingTable(table, parameter, degree, kernel, n_obs,
+                          {name: _sums_and_gram(x, sample.counts) for name, x in terms.items()},
+                          family)
 
 
 def select_bandwidth(s: np.ndarray, y: np.ndarray, w: np.ndarray | None, degree: int,
-                     nn: Any, h: Any, kernel: str, *,
-                     family: str = "gaussian") -> tuple[float | None, float | None,
-                                                        SmoothingTable]:
+                     nn: Any, h: Any, kernel: str, *, family: str = "gaussian",
+                     counts: np.ndarray | None = None) -> tuple[float | None, float | None,
+                                                                SmoothingTable]:
     """``(nn, h, table)`` with the value :meth:`SmoothingTable.best` chooses by the criterion
     named by ``nn`` (or ``h``) over its default grid (one-SE rule for gcv, aic and cv); the
-    other parameter must then be None. Used by
-    :class:`~locacal.curves.local.LocalRegressionCalibrator`."""
+    other parameter must then be None; ``counts``: frequency weights (``w`` then the
+    combined ``w f``). Used by :class:`~locacal.curves.local.LocalRegressionCalibrator`."""
     if isinstance(nn, str) and isinstance(h, str):
         raise ValueError("select nn or h by a criterion, not both")
     name, other = ("nn", h) if isinstance(nn, str) else ("h", nn)
@@ -386,7 +410,10 @@ def select_bandwidth(s: np.ndarray, y: np.ndarray, w: np.ndarray | None, degree:
     if other is not None:
         raise ValueError(f"{name}={plain(criterion)!r} selects {name}; the other of nn and h must "
                          "be None")
+    if counts is not None:  # the combined weights back to relative ones beside the counts
+        w = None if w is counts else w / counts
     table = smoothing_table(s, y, degree=degree, kernel=kernel, weights=w, family=family,
+                            frequency_weights=counts,
                             **({} if name == "nn" else {"h": "default"}))
     best = table.best(criterion)
     return (best, None, table) if name == "nn" else (None, best, table)
@@ -408,22 +435,27 @@ def _grid(values: Any, name: str, upper: float) -> np.ndarray:
 def _criteria(sample: SortedSample, params: LocalParams,
               structures: dict) -> tuple[tuple[float, ...], dict[str, np.ndarray]]:
     """The table's row (df, rss and :data:`CRITERIA`) and the per-observation terms of the
-    paired criteria (:data:`PAIRED`); ``structures``: :func:`locacal.localfit.fit`'s cache."""
+    paired criteria (:data:`PAIRED`, one copy's with frequency weights); ``structures``:
+    :func:`locacal.localfit.fit`'s cache."""
     at_data = fit(sample, "data", params, outputs=("value", "influence"), cache=structures)
-    n = float(sample.n)
-    # weights rescaled to mean 1 (module docstring): every column depends on w / sum(w) only
+    n = float(sample.observations)
+    # weights rescaled to mean 1 over the observations (module docstring): every column
+    # depends on w / sum(w) only; with frequency weights, w f summed over a row's copies
     w = 1.0 if sample.weights is None else sample.weights * (n / np.sum(sample.weights))
     e = sample.labels - at_data.value
     infl = at_data.influence
-    sq = w * e * e
-    rss = float(np.sum(sq))
     df = float(np.sum(infl))
+    if sample.counts is not None:  # each copy's share: its weight and its influence
+        w, infl = w / sample.counts, infl / sample.counts
+    sq = w * e * e
+    rss = float(np.sum(sq if sample.counts is None else sq * sample.counts))
     gcv = n * rss / (n - df) ** 2 if df < n else np.inf
     aic = rss + 2.0 * df
-    lcv = float(np.sum(w * (e * (1.0 + infl)) ** 2))
+    copies = 1.0 if sample.counts is None else sample.counts
+    lcv = float(np.sum(copies * w * (e * (1.0 + infl)) ** 2))
     with np.errstate(divide="ignore", invalid="ignore"):
         loo = w * (e / (1.0 - infl)) ** 2
-    cv = float(np.sum(loo)) if np.isfinite(loo).all() else np.inf
+    cv = float(np.sum(copies * loo)) if np.isfinite(loo).all() else np.inf
     room = n - df - 2.0
     aicc = np.log(rss / n) + 1.0 + 2.0 * (df + 1.0) / room if room > 0 and rss > 0 else np.inf
     return (df, rss, gcv, aic, lcv, cv, float(aicc)), {"rss": sq, "loo": loo}
@@ -449,13 +481,16 @@ def _likelihood_criteria(sample: SortedSample, params: LocalParams
     return (df, deviance, gcv, aic), {"rss": terms, "loo": terms}
 
 
-def _sums_and_gram(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Row sums and Gram matrix ``x x'`` (float64, accumulated by chunks of columns)."""
+def _sums_and_gram(x: np.ndarray,
+                   counts: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Row sums and Gram matrix ``x x'`` (float64, accumulated by chunks of columns);
+    ``counts``: each column stands for that many identical columns (the expanded rows')."""
     sums = np.zeros(x.shape[0])
     gram = np.zeros((x.shape[0], x.shape[0]))
     step = 1 << 16
     for start in range(0, x.shape[1], step):
         chunk = x[:, start:start + step].astype(np.float64)
-        sums += chunk.sum(axis=1)
-        gram += chunk @ chunk.T
+        copies = chunk if counts is None else chunk * counts[start:start + step]
+        sums += copies.sum(axis=1)
+        gram += copies @ chunk.T
     return sums, gram

@@ -114,7 +114,8 @@ class LocalFits:
     ``value``: unclipped fit, (m,) or (B, m) for resamples, NaN where the window holds no
     weight; ``slope``; ``var_factor``: ``sum_i l_i(t)^2`` (Loader 1999, section 2.3);
     ``count``: rows with positive weight within h(t); ``bandwidth``: h(t); ``influence``:
-    ``L_ii`` per sorted row (``points="data"``); ``unsplittable``: where R's locfit would
+    ``L_ii`` per sorted row (``points="data"``; with frequency weights the sum over the row's
+    copies); ``unsplittable``: where R's locfit would
     split its tree forever (``structure="tree"``); ``bound``: the binned fit's bound on
     |value - exact fit| (``ScoreStatistics`` input).
 
@@ -252,16 +253,26 @@ def fit(data: SortedSample | ScoreStatistics | Rows, points: np.ndarray | Litera
 def _with_counts(sample: SortedSample, points: Any, params: Any, outputs: tuple[str, ...],
                  structure: str, backend: str, copies: Any) -> LocalFits:
     """Frequency weights: the exact per-window fit (``_direct``), whose windows and sums
-    are those of the expanded rows (the other strategies count rows)."""
-    if (isinstance(params, NearestMean) or copies is not None or isinstance(points, str)
-            or structure != "exact" or backend != "native"):
+    are those of the expanded rows (the other strategies count rows).
+
+    ``points="data"``: the fit at each sorted row's score and its influence, the sum of its
+    copies' influences ``f_i (w_i (a_0 + kappa)) = (w_i f_i)(a_0 + kappa)`` (the copies share
+    the window and the fit; :mod:`locacal.localfit._influence`)."""
+    if (isinstance(params, NearestMean) or copies is not None or structure != "exact"
+            or backend != "native"):
         raise ValueError("with frequency_weights the local fit is the native exact one at "
                          "given points (structure='exact', backend='native', a fixed span); "
                          f"got params={params!r}, structure={structure!r}, "
                          f"backend={backend!r}")
-    unique, inverse = np.unique(points, return_inverse=True)
+    at_data = isinstance(points, str)
+    if "influence" in outputs and not at_data:
+        raise ValueError("outputs: 'influence' needs points='data'")
+    unique, inverse = np.unique(sample.scores if at_data else points, return_inverse=True)
     direct = fit_points(sample, unique, params)
-    return LocalFits(**{name: getattr(direct, name)[inverse] for name in outputs})
+    fits = {name: getattr(direct, name)[inverse] for name in outputs if name != "influence"}
+    if "influence" in outputs:
+        fits["influence"] = direct.unit[inverse] * sample.weights
+    return LocalFits(**fits)
 
 
 def _from_cells(cells: ScoreStatistics, points: np.ndarray, params: Any,
