@@ -608,6 +608,8 @@ FREQUENCY_CALLS = {
                                                                smoother="loess"),
     "smoothing_table": lambda f: locacal.smoothing_table(S, Y, frequency_weights=f,
                                                          nn=[0.5]),
+    "compare_curves": lambda f: locacal.compare_curves(S, Y, {"platt": "platt"},
+                                                       frequency_weights=f),
 }
 
 

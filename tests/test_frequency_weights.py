@@ -427,3 +427,56 @@ def test_span_chosen_by_a_criterion_with_counts_equals_expanded_rows(criterion):
     np.testing.assert_allclose(a.smoothing_table_.table.to_numpy()[fin],
                                b.smoothing_table_.table.to_numpy()[fin], rtol=TOL, atol=TOL)
     np.testing.assert_allclose(_numbers(ca), _numbers(cb), rtol=0, atol=TOL)
+
+
+@pytest.mark.parametrize("relative", [False, True])
+def test_compare_curves_with_counts_equals_expanded_rows(relative):
+    """The table (df, cv_brier over KFold's split of the observations, lcs, ece, ise) and
+    the curves equal the expanded call's; the isotonic bootstrap band draws multinomial
+    counts (same law, other draws), so only its estimate is compared."""
+    (s, y, w, f), (S, Y, W) = _distinct_scores(5, n=150, relative=relative)
+    p = np.clip(s + 0.05, 0.0, 1.0)
+    specs = {"local": "local", "mean": {"method": "local", "degree": 0, "kernel": "rect"},
+             "platt": "platt", "beta": "beta", "binning": "binning", "isotonic": "isotonic",
+             "lowess": {"method": "lowess", "it": 0, "delta": 0},
+             "gcv": {"method": "local", "nn": "gcv"}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = locacal.compare_curves(s, y, specs, weights=w, frequency_weights=f, true_p=p,
+                                   folds=4, seed=3)
+        b = locacal.compare_curves(S, Y, specs, weights=W, true_p=np.repeat(p, f.astype(int)),
+                                   folds=4, seed=3)
+    numbers = ["df", "cv_brier", "lcs", "ece", "ise"]
+    np.testing.assert_allclose(a.table[numbers].to_numpy(dtype=float),
+                               b.table[numbers].to_numpy(dtype=float), rtol=TOL, atol=TOL)
+    for pa, pb in zip(a.table["params"], b.table["params"], strict=True):
+        assert pa.keys() == pb.keys()
+        for key in pa:
+            if isinstance(pa[key], float):
+                assert pa[key] == pytest.approx(pb[key], rel=TOL, abs=TOL)
+            else:
+                assert pa[key] == pb[key]
+    for name in specs:
+        fa, fb = a.curves[name].to_frame(), b.curves[name].to_frame()
+        columns = ["estimate"] if name == "isotonic" else list(
+            fa.select_dtypes("number").columns)
+        np.testing.assert_allclose(fa[columns].to_numpy(dtype=float),
+                                   fb[columns].to_numpy(dtype=float), rtol=0, atol=TOL)
+    assert a.observations == b.observations == int(f.sum())
+    assert repr(a.plot().figure) and a._repr_html_().count(f"{int(f.sum())} scores") == 1
+
+
+def test_compare_curves_folds_split_the_observations():
+    """Each row's copies over the folds sum to its count, each fold holds N // K or
+    N // K + 1 observations, and the folds are KFold's on the expanded rows."""
+    from sklearn.model_selection import KFold
+
+    from locacal.curves.compare import fold_counts
+
+    f = np.array([3.0, 1.0, 5.0, 2.0, 4.0])
+    held = fold_counts(f, 3, seed=7)
+    np.testing.assert_array_equal(held.sum(axis=0), f)
+    assert sorted(held.sum(axis=1)) == [5, 5, 5]
+    rows = np.repeat(np.arange(5), f.astype(int))
+    for k, (_, test) in enumerate(KFold(3, shuffle=True, random_state=7).split(rows)):
+        np.testing.assert_array_equal(held[k], np.bincount(rows[test], minlength=5))
