@@ -85,6 +85,15 @@ CALLS: dict[str, Callable[..., object]] = {
     "wmse": locacal.wmse,
     "calibration_errors (loess)": lambda s, y, **kw: locacal.calibration_errors(
         s, y, smoother="loess", **kw),
+    "calibration_errors (R's lowess)": locacal.calibration_errors,
+    # without cv: where a window holds one observation (L = 1, zero residual) both routes
+    # give rounding noise 0/0 (or inf) there (guide page, "Span selection")
+    "smoothing_table (no cv)": lambda s, y, weights=None, **kw: locacal.smoothing_table(
+        s, y, weights=weights, nn=[0.1, 0.2, 0.4, 0.7, 1.0], **kw).table.drop(columns="cv"),
+    "local nn='gcv'": _fit_predict(lambda: locacal.LocalRegressionCalibrator(nn="gcv")),
+    "compare_curves": lambda s, y, **kw: locacal.compare_curves(
+        s, y, {"local": "local", "platt": "platt", "binning": "binning"}, **kw).table[
+        ["df", "cv_brier", "lcs", "ece"]],
     "calibration_intercept_slope": locacal.calibration_intercept_slope,
     "hosmer_lemeshow": locacal.hosmer_lemeshow,
     "spiegelhalter_z": locacal.spiegelhalter_z,

@@ -613,9 +613,6 @@ FREQUENCY_CALLS = {
 }
 
 
-def test_r_lowess_errors_refuse_frequency_weights():
-    with pytest.raises(ValueError, match="frequency_weights"):
-        locacal.calibration_errors(S, Y, frequency_weights=F)
 BAD_COUNTS = {
     "negative": np.where(np.arange(N) == 3, -1.0, F),
     "fractional": np.where(np.arange(N) == 5, 2.5, F),

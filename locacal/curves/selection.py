@@ -134,6 +134,8 @@ PAIRED = {"gcv": "rss", "aic": "rss", "cv": "loo"}
 #: Kernels with exact influence at the data (compact kernels).
 SELECTION_KERNELS = ("rect", "tricube", "epan")
 GRID_SIZE = 20
+#: Relative difference below which two criterion values are tied in :meth:`SmoothingTable.best`.
+TIE_TOLERANCE = 1e-10
 
 
 def default_nn_grid(n: int, degree: int) -> np.ndarray:
@@ -189,7 +191,8 @@ class SmoothingTable:
              se: float = SE_FACTOR) -> float:
         """The grid value chosen by ``criterion``.
 
-        ``rule="min"``: the minimiser (the smoothest one among ties). ``rule="se"``
+        ``rule="min"``: the minimiser (the smoothest one among ties; values within a
+        relative :data:`TIE_TOLERANCE` of each other are ties). ``rule="se"``
         (default): the smoothest grid value whose criterion exceeds the minimum by at most
         ``se`` standard errors of the difference (module docstring, "Selection rule"; ``se
         = 1`` is the classical one-standard-error rule). It applies to ``gcv``, ``aic``
@@ -206,11 +209,16 @@ class SmoothingTable:
         grid = self.table[self.parameter].to_numpy()
         if not np.isfinite(values).any():
             raise ValueError(f"criterion {plain(criterion)!r} is infinite at every grid value")
-        best = int(np.flatnonzero(values == np.nanmin(values))[-1])
+        # ties up to rounding (TIE_TOLERANCE relative) count as ties: the choice must not
+        # hang on the last bits of sums taken in another order (grouped and expanded rows)
+        low = np.nanmin(values)
+        slack = TIE_TOLERANCE * abs(low) if np.isfinite(low) else 0.0
+        best = int(np.flatnonzero(values <= low + slack)[-1])
         if rule == "min" or criterion not in PAIRED or PAIRED[criterion] not in self._terms:
             return float(grid[best])
         limit = values[best] + se * self.difference_se(criterion, best)
-        return float(grid[np.isfinite(values) & (values <= limit)].max())
+        slack = TIE_TOLERANCE * np.abs(limit)
+        return float(grid[np.isfinite(values) & (values <= limit + slack)].max())
 
     def difference_se(self, criterion: str, ref: int) -> np.ndarray:
         r"""Standard error of ``criterion[j] - criterion[ref]`` for every grid index j.
