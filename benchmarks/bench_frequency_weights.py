@@ -91,6 +91,8 @@ CALLS: dict[str, Callable[..., object]] = {
     "smoothing_table (no cv)": lambda s, y, weights=None, **kw: locacal.smoothing_table(
         s, y, weights=weights, nn=[0.1, 0.2, 0.4, 0.7, 1.0], **kw).table.drop(columns="cv"),
     "local nn='gcv'": _fit_predict(lambda: locacal.LocalRegressionCalibrator(nn="gcv")),
+    "local binomial": _fit_predict(
+        lambda: locacal.LocalRegressionCalibrator(family="binomial", nn=0.3)),
     "compare_curves": lambda s, y, **kw: locacal.compare_curves(
         s, y, {"local": "local", "platt": "platt", "binning": "binning"}, **kw).table[
         ["df", "cv_brier", "lcs", "ece"]],

@@ -529,3 +529,41 @@ def test_span_choice_treats_rounding_ties_as_ties():
     from locacal.curves.selection import SmoothingTable
 
     assert SmoothingTable(table, "nn", 1, "tricube", 40).best("gcv") == 0.3
+
+
+@pytest.mark.parametrize("relative", [False, True])
+@pytest.mark.parametrize("degree,kernel,nn", [(0, "rect", 0.2), (1, "tricube", 0.3),
+                                              (1, "epan", 0.15), (2, "tricube", 0.5)])
+def test_local_likelihood_with_counts_equals_expanded_rows(relative, degree, kernel, nn):
+    """family="binomial": the map, the sandwich se's Wald band on the logit scale (its
+    Clopper-Pearson fallback at the effective size sum K^2 f w^2), the counts of the
+    windows and the likelihood's smoothing table equal the expanded rows' (degree 2 to
+    1e-8, module docstring)."""
+    (s, y, w, f), (S, Y, W) = _distinct_scores(40 + degree, n=150, relative=relative)
+    spans = [0.1, 0.2, 0.4, 1.0]
+    make = dict(family="binomial", degree=degree, kernel=kernel, nn=nn)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = locacal.LocalRegressionCalibrator(**make).fit(s, y, sample_weight=w,
+                                                          frequency_weights=f).curve(GRID)
+        b = locacal.LocalRegressionCalibrator(**make).fit(S, Y, sample_weight=W).curve(GRID)
+        ta = locacal.smoothing_table(s, y, weights=w, frequency_weights=f, degree=degree,
+                                     kernel=kernel, family="binomial", nn=spans)
+        tb = locacal.smoothing_table(S, Y, weights=W, degree=degree, kernel=kernel,
+                                     family="binomial", nn=spans)
+    tol = TOL if degree < 2 else 1e-8
+    np.testing.assert_allclose(_numbers(a), _numbers(b), rtol=0, atol=tol)
+    np.testing.assert_allclose(ta.table.to_numpy(), tb.table.to_numpy(), rtol=tol, atol=tol)
+    assert ta.n == tb.n and ta.best("gcv") == tb.best("gcv") and ta.best("aic") == tb.best("aic")
+
+
+def test_local_likelihood_span_by_gcv_with_counts_equals_expanded_rows():
+    (s, y, w, f), (S, Y, W) = _distinct_scores(44, n=120, relative=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = locacal.LocalRegressionCalibrator(family="binomial", nn="gcv").fit(
+            s, y, sample_weight=w, frequency_weights=f)
+        b = locacal.LocalRegressionCalibrator(family="binomial", nn="gcv").fit(
+            S, Y, sample_weight=W)
+    assert a.nn_ == b.nn_
+    np.testing.assert_allclose(a.predict(GRID), b.predict(GRID), rtol=0, atol=TOL)

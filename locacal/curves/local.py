@@ -261,10 +261,6 @@ class LocalRegressionCalibrator(BaseCalibrator):
         if isinstance(nn, str) or isinstance(h, str):  # a criterion: locacal.curves.selection
             from locacal.curves.selection import select_bandwidth
 
-            if counts is not None and family == "binomial":
-                raise ValueError("family='binomial' does not take frequency_weights yet; "
-                                 "use sample_weight= (the same point estimates) or expand "
-                                 "the rows")
             nn, h, self.smoothing_table_ = select_bandwidth(s, y, w, self.degree, nn, h,
                                                             self.kernel, family=family,
                                                             counts=counts)

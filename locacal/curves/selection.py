@@ -326,7 +326,8 @@ def smoothing_table(scores: Any, labels: Any, *, degree: int = 1, nn: Any = None
         :math:`L_{ii} / f_i` (the copies share the window and the fit, so the row's
         :math:`L_{ii}` computed with the combined weight :math:`w_i f_i` is the sum of its
         copies'), and the standard errors of :meth:`SmoothingTable.best` sum over the
-        observations (:mod:`locacal.data.frequency`). ``family="gaussian"`` only.
+        observations (:mod:`locacal.data.frequency`); with ``family="binomial"`` likewise
+        the deviance terms and the likelihood's influence.
 
     Returns
     -------
@@ -363,9 +364,6 @@ def smoothing_table(scores: Any, labels: Any, *, degree: int = 1, nn: Any = None
     degree = check_int(degree, "degree", allowed=(0, 1, 2))
     kernel = check_choice(kernel, SELECTION_KERNELS, "kernel")
     family = check_choice(family, FAMILIES, "family")
-    if counts is not None and family == "binomial":
-        raise ValueError("smoothing_table(family='binomial') does not take frequency_weights "
-                         "yet; use family='gaussian' or expand the rows")
     sample = sort_sample(s, y, w, counts)
     n_obs = sample.observations
     if nn is not None and h is not None:
@@ -474,14 +472,15 @@ def _likelihood_criteria(sample: SortedSample, params: LocalParams
     """The binomial table's row (df, deviance, gcv, aic) and the per-observation deviance
     terms (module docstring, "Local likelihood"); weights rescaled to mean 1."""
     at_data = fit(sample, "data", params, outputs=("value", "influence"))
-    n = float(sample.n)
+    n = float(sample.observations)
     w = 1.0 if sample.weights is None else sample.weights * (n / np.sum(sample.weights))
+    copies = 1.0 if sample.counts is None else sample.counts
     g = at_data.value
     y = sample.labels
     with np.errstate(divide="ignore", invalid="ignore"):
         loglik = np.where(y > 0, np.log(g), np.log1p(-g))
-    terms = -2.0 * w * loglik
-    deviance = float(np.sum(terms))
+    terms = -2.0 * (w / copies) * loglik  # one copy's (frequency weights)
+    deviance = float(np.sum(copies * terms))
     # influence is invariant to the weights' scale; NaN where a window holds one label
     df = float(np.nansum(at_data.influence))
     gcv = n * deviance / (n - df) ** 2 if df < n else np.inf

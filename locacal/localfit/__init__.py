@@ -217,9 +217,10 @@ def fit(data: SortedSample | ScoreStatistics | Rows, points: np.ndarray | Litera
         data = sort_sample(*data)
     sample = data
     if isinstance(params, LocalParams) and params.family == "binomial":
-        if sample.counts is not None:
-            raise ValueError("family='binomial' does not take frequency_weights yet; use "
-                             "weights= (the same point estimates) or expand the rows")
+        if sample.counts is not None and (backend != "native" or copies is not None):
+            raise ValueError("with frequency_weights the local likelihood is the native "
+                             f"one, refitted per resample; got backend={backend!r}"
+                             + ("" if copies is None else " and copies="))
         return _binomial(sample, points, params, outputs, structure, backend, maxk,
                          copies, cache)
     if {"se", "logit"} & set(outputs):
@@ -336,12 +337,14 @@ def _binomial(sample: SortedSample, points: np.ndarray | Literal["data"], params
         # locfit's ressumm: L_ii = w_i g_i (1 - g_i) (J^-1)_00 at s_i, capped at 1 ("no
         # observation gives > 1 degree of freedom"), 0 where the window fits (nearly)
         # perfectly or holds one label (locfit skips the variance there)
-        w = np.ones(sample.n) if sample.weights is None else sample.weights
+        # with frequency weights: each copy's (its weight w f / f), summed over the copies
+        copies = 1.0 if sample.counts is None else sample.counts
+        w = np.ones(sample.n) if sample.weights is None else sample.weights / copies
         value = fits["value"]
         info = np.where(native.status == 0, native.inverse_info, 0.0)
         info[(native.status >= 3) & np.isfinite(native.inverse_info)] = native.inverse_info[
             (native.status >= 3) & np.isfinite(native.inverse_info)]
-        fits["influence"] = np.minimum(w * value * (1 - value) * info[inverse], 1.0)
+        fits["influence"] = copies * np.minimum(w * value * (1 - value) * info[inverse], 1.0)
     if backend == "locfit" and "value" in outputs:
         fits["value"] = _r_fit(sample, params, structure, maxk, cache).predict(points)
     return LocalFits(**fits)
