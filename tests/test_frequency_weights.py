@@ -567,3 +567,24 @@ def test_local_likelihood_span_by_gcv_with_counts_equals_expanded_rows():
             S, Y, sample_weight=W)
     assert a.nn_ == b.nn_
     np.testing.assert_allclose(a.predict(GRID), b.predict(GRID), rtol=0, atol=TOL)
+
+
+@pytest.mark.parametrize("criterion", ["gcv", "aicc", "aic"])
+def test_span_choice_among_interpolating_spans_equals_expanded_rows(criterion):
+    """Few distinct scores, each of one label, many copies: the smallest spans interpolate
+    the labels (RSS 0 up to rounding noise, which differs between grouped and expanded
+    sums). GCV is then 0 at several spans (tied: the smoothest wins) and the AICc inf
+    there; the choice is the expanded rows'."""
+    rng = np.random.default_rng(5)
+    s = np.round(np.linspace(0.05, 0.95, 24), 3)
+    y = (rng.uniform(size=24) < s).astype(float)
+    f = rng.integers(5, 30, 24).astype(float)
+    rep = f.astype(int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = locacal.LocalRegressionCalibrator(nn=criterion).fit(s, y, frequency_weights=f)
+        b = locacal.LocalRegressionCalibrator(nn=criterion).fit(np.repeat(s, rep),
+                                                                np.repeat(y, rep))
+    table = b.smoothing_table_.table
+    assert table["rss"].iloc[0] < 1e-20 and np.isinf(table["aicc"].iloc[0])
+    assert a.nn_ == b.nn_

@@ -33,7 +33,9 @@ R: ``residuals(fit, cv = TRUE)``). ``cv`` is the exact leave-one-out criterion o
 smoother (the bandwidth held fixed; Loader 1999, section 2.3, eq. 2.18, and Hastie &
 Tibshirani 1990, section 3.4): infinite when some :math:`L_{ii} = 1` (a window holding one
 score). ``aicc`` is the corrected AIC of Hurvich, Simonoff & Tsai (1998, eq. 3), the
-textbook AIC for a smoother (it estimates :math:`\sigma^2` by RSS / n).
+textbook AIC for a smoother (it estimates :math:`\sigma^2` by RSS / n); infinite where the
+fit interpolates the labels (RSS / n below :data:`INTERPOLATING_MSE`, 1e-12), whose log RSS
+is rounding noise.
 
 **Default grids.** ``nn``: 20 values log-spaced from :math:`\min(1, 10(\text{degree}+1)/n)`
 to 1 (about 10 neighbours per coefficient: below that the tricube fit interpolates and
@@ -134,7 +136,11 @@ PAIRED = {"gcv": "rss", "aic": "rss", "cv": "loo"}
 #: Kernels with exact influence at the data (compact kernels).
 SELECTION_KERNELS = ("rect", "tricube", "epan")
 GRID_SIZE = 20
-#: Relative difference below which two criterion values are tied in :meth:`SmoothingTable.best`.
+#: Mean squared residual below which the fit interpolates the 0/1 labels (``aicc`` is inf:
+#: its log RSS would be rounding noise).
+INTERPOLATING_MSE = 1e-12
+#: Criterion values closer than this times the criterion's largest finite value over the
+#: grid are tied in :meth:`SmoothingTable.best`.
 TIE_TOLERANCE = 1e-10
 
 
@@ -191,8 +197,8 @@ class SmoothingTable:
              se: float = SE_FACTOR) -> float:
         """The grid value chosen by ``criterion``.
 
-        ``rule="min"``: the minimiser (the smoothest one among ties; values within a
-        relative :data:`TIE_TOLERANCE` of each other are ties). ``rule="se"``
+        ``rule="min"``: the minimiser (the smoothest one among ties; values closer than
+        :data:`TIE_TOLERANCE` times the largest finite value over the grid are ties). ``rule="se"``
         (default): the smoothest grid value whose criterion exceeds the minimum by at most
         ``se`` standard errors of the difference (module docstring, "Selection rule"; ``se
         = 1`` is the classical one-standard-error rule). It applies to ``gcv``, ``aic``
@@ -209,16 +215,18 @@ class SmoothingTable:
         grid = self.table[self.parameter].to_numpy()
         if not np.isfinite(values).any():
             raise ValueError(f"criterion {plain(criterion)!r} is infinite at every grid value")
-        # ties up to rounding (TIE_TOLERANCE relative) count as ties: the choice must not
-        # hang on the last bits of sums taken in another order (grouped and expanded rows)
+        # ties up to rounding count as ties (TIE_TOLERANCE times the criterion's largest
+        # finite value over the grid): the choice must not hang on the last bits of sums
+        # taken in another order (grouped and expanded rows), nor on the rounding noise of
+        # a criterion that is 0 (interpolating fits)
+        finite = np.isfinite(values)
+        slack = TIE_TOLERANCE * float(np.abs(values[finite]).max())
         low = np.nanmin(values)
-        slack = TIE_TOLERANCE * abs(low) if np.isfinite(low) else 0.0
         best = int(np.flatnonzero(values <= low + slack)[-1])
         if rule == "min" or criterion not in PAIRED or PAIRED[criterion] not in self._terms:
             return float(grid[best])
         limit = values[best] + se * self.difference_se(criterion, best)
-        slack = TIE_TOLERANCE * np.abs(limit)
-        return float(grid[np.isfinite(values) & (values <= limit + slack)].max())
+        return float(grid[finite & (values <= limit + slack)].max())
 
     def difference_se(self, criterion: str, ref: int) -> np.ndarray:
         r"""Standard error of ``criterion[j] - criterion[ref]`` for every grid index j.
@@ -463,7 +471,10 @@ def _criteria(sample: SortedSample, params: LocalParams,
         loo = w * (e / (1.0 - infl)) ** 2
     cv = float(np.sum(copies * loo)) if np.isfinite(loo).all() else np.inf
     room = n - df - 2.0
-    aicc = np.log(rss / n) + 1.0 + 2.0 * (df + 1.0) / room if room > 0 and rss > 0 else np.inf
+    # an interpolating fit (mean squared residual below INTERPOLATING_MSE) has log RSS of
+    # rounding noise: no AICc there, as for RSS = 0
+    aicc = (np.log(rss / n) + 1.0 + 2.0 * (df + 1.0) / room
+            if room > 0 and rss > INTERPOLATING_MSE * n else np.inf)
     return (df, rss, gcv, aic, lcv, cv, float(aicc)), {"rss": sq, "loo": loo}
 
 
