@@ -643,12 +643,13 @@ FREQUENCY_CALLS = {
     "calibration_report": lambda f: locacal.calibration_report(S, Y, frequency_weights=f),
     "calibration_errors": lambda f: locacal.calibration_errors(S, Y, frequency_weights=f,
                                                                smoother="loess"),
+    "smoothing_table": lambda f: locacal.smoothing_table(S, Y, frequency_weights=f,
+                                                         nn=[0.5]),
+    "compare_curves": lambda f: locacal.compare_curves(S, Y, {"platt": "platt"},
+                                                       frequency_weights=f),
 }
 
 
-def test_r_lowess_errors_refuse_frequency_weights():
-    with pytest.raises(ValueError, match="frequency_weights"):
-        locacal.calibration_errors(S, Y, frequency_weights=F)
 BAD_COUNTS = {
     "negative": np.where(np.arange(N) == 3, -1.0, F),
     "fractional": np.where(np.arange(N) == 5, 2.5, F),
@@ -673,10 +674,9 @@ def test_fractional_frequency_weights_point_to_weights():
 
 @pytest.mark.parametrize("make", [
     lambda: locacal.LowessCalibrator(it=2),
-    lambda: locacal.LocalRegressionCalibrator(nn="gcv"),
     lambda: locacal.LocalRegressionCalibrator(evaluation="locfit"),
     lambda: locacal.KernelCalibrator(bw="cv_ls"),
-], ids=["robust lowess", "span by gcv", "locfit tree", "statsmodels bandwidth"])
+], ids=["robust lowess", "locfit tree", "statsmodels bandwidth"])
 def test_fits_counting_rows_refuse_frequency_weights(make):
     with pytest.raises(ValueError, match="weights"):
         make().fit(S, Y, frequency_weights=F)

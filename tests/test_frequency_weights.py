@@ -68,6 +68,7 @@ METRICS = {
     "specificity": {},
     "ece_thresholded": {},
     "corp_decomposition": {},
+    "calibration_errors": {},
     "calibration_errors loess": {"smoother": "loess"},
     "calibration_errors local": {"smoother": "local"},
     "wmse": {},
@@ -234,7 +235,7 @@ def test_command_line_count_column_equals_the_expanded_rows(tmp_path):
     assert main(["report", str(expanded), *common, "--out", str(tmp_path / "e")]) == 0
     a, b = (pd.read_csv(tmp_path / d / "metrics.csv") for d in ("g", "e"))
     keep = a["value"].notna()
-    assert set(a.loc[~keep, "metric"]) <= {"wmse", "smece", "ici", "e50", "e90", "emax"}
+    assert set(a.loc[~keep, "metric"]) <= {"wmse", "smece"}
     np.testing.assert_allclose(a.loc[keep, "value"], b.loc[keep, "value"], rtol=0, atol=TOL)
     a, b = (pd.read_csv(tmp_path / d / "curve.csv") for d in ("g", "e"))
     np.testing.assert_allclose(a.select_dtypes("number").to_numpy(),
@@ -364,3 +365,229 @@ def test_reliability_display_with_counts_equals_expanded_rows():
     a.plot()
     b.plot()
     np.testing.assert_allclose(a.hist_ax_.patches[0].get_xy(), b.hist_ax_.patches[0].get_xy())
+
+
+def _distinct_scores(seed: int, n: int, relative: bool = False):
+    """Grouped rows at scores on a grid of 0.001 (few exact ties of a distance with the
+    bandwidth), counts 0-6."""
+    rng = np.random.default_rng(seed)
+    s = np.round(rng.uniform(0.02, 0.98, n), 3)
+    y = (rng.uniform(size=n) < s).astype(float)
+    f = rng.integers(0, 7, n).astype(float)
+    w = np.round(rng.uniform(0.5, 2.0, n), 2) if relative else None
+    rep = f.astype(int)
+    expanded = (np.repeat(s, rep), np.repeat(y, rep), None if w is None else np.repeat(w, rep))
+    return (s, y, w, f), expanded
+
+
+@pytest.mark.parametrize("relative", [False, True])
+@pytest.mark.parametrize("degree,kernel", [(0, "rect"), (0, "tricube"), (1, "tricube"),
+                                           (1, "epan"), (2, "tricube")])
+@pytest.mark.parametrize("grid", ["nn", "h"])
+def test_smoothing_table_with_counts_equals_expanded_rows(relative, degree, kernel, grid):
+    """Every criterion (n = sum f observations, each copy's influence L_ii / f), the
+    standard errors of the one-SE rule and the choices equal the expanded rows'.
+
+    One exception, ``cv`` where a window holds a single observation: its influence is 1
+    exactly with counts, so ``cv = inf`` as defined (the leave-one-out fit does not exist),
+    while the expanded rows' block sums give 1 - 7e-15 and a finite ``cv`` (0 / 7e-15 of a
+    zero residual). There the grouped ``cv`` must be inf; elsewhere equal."""
+    (s, y, w, f), (S, Y, W) = _distinct_scores(20 + degree, n=120, relative=relative)
+    spans = {"nn": [0.05, 0.1, 0.2, 0.35, 0.6, 1.0]} if grid == "nn" else {"h": "default"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = locacal.smoothing_table(s, y, weights=w, frequency_weights=f, degree=degree,
+                                    kernel=kernel, **spans)
+        b = locacal.smoothing_table(S, Y, weights=W, degree=degree, kernel=kernel, **spans)
+    assert a.n == b.n == int(f.sum())
+    tol = TOL if degree < 2 else 1e-8
+    others = [c for c in a.table.columns if c != "cv"]
+    np.testing.assert_allclose(a.table[others].to_numpy(), b.table[others].to_numpy(),
+                               rtol=tol, atol=tol)
+    cv_a, cv_b = a.table["cv"].to_numpy(), b.table["cv"].to_numpy()
+    both = np.isfinite(cv_a) & np.isfinite(cv_b)
+    assert both.sum() >= 3
+    np.testing.assert_allclose(cv_a[both], cv_b[both], rtol=tol, atol=tol)
+    assert np.isinf(cv_a[~both]).all()
+    criteria = ["gcv", "aic", "lcv", "aicc"] + (["cv"] if both.all() else [])
+    for criterion in criteria[:2] + criteria[4:]:
+        np.testing.assert_allclose(a.difference_se(criterion, 1),
+                                   b.difference_se(criterion, 1), rtol=1e-8, atol=1e-8)
+    for criterion in criteria:
+        assert a.best(criterion) == b.best(criterion)
+
+
+@pytest.mark.parametrize("criterion", ["gcv", "cv", "aicc"])
+def test_span_chosen_by_a_criterion_with_counts_equals_expanded_rows(criterion):
+    (s, y, w, f), (S, Y, W) = _distinct_scores(31, n=150, relative=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = locacal.LocalRegressionCalibrator(nn=criterion).fit(
+            s, y, sample_weight=w, frequency_weights=f)
+        b = locacal.LocalRegressionCalibrator(nn=criterion).fit(S, Y, sample_weight=W)
+        ca, cb = a.curve(GRID), b.curve(GRID)
+    assert a.nn_ == b.nn_
+    fin = np.isfinite(b.smoothing_table_.table.to_numpy())
+    np.testing.assert_allclose(a.smoothing_table_.table.to_numpy()[fin],
+                               b.smoothing_table_.table.to_numpy()[fin], rtol=TOL, atol=TOL)
+    np.testing.assert_allclose(_numbers(ca), _numbers(cb), rtol=0, atol=TOL)
+
+
+@pytest.mark.parametrize("relative", [False, True])
+def test_compare_curves_with_counts_equals_expanded_rows(relative):
+    """The table (df, cv_brier over KFold's split of the observations, lcs, ece, ise) and
+    the curves equal the expanded call's; the isotonic bootstrap band draws multinomial
+    counts (same law, other draws), so only its estimate is compared."""
+    (s, y, w, f), (S, Y, W) = _distinct_scores(5, n=150, relative=relative)
+    p = np.clip(s + 0.05, 0.0, 1.0)
+    specs = {"local": "local", "mean": {"method": "local", "degree": 0, "kernel": "rect"},
+             "platt": "platt", "beta": "beta", "binning": "binning", "isotonic": "isotonic",
+             "lowess": {"method": "lowess", "it": 0, "delta": 0},
+             "gcv": {"method": "local", "nn": "gcv"}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = locacal.compare_curves(s, y, specs, weights=w, frequency_weights=f, true_p=p,
+                                   folds=4, seed=3)
+        b = locacal.compare_curves(S, Y, specs, weights=W, true_p=np.repeat(p, f.astype(int)),
+                                   folds=4, seed=3)
+    numbers = ["df", "cv_brier", "lcs", "ece", "ise"]
+    np.testing.assert_allclose(a.table[numbers].to_numpy(dtype=float),
+                               b.table[numbers].to_numpy(dtype=float), rtol=TOL, atol=TOL)
+    for pa, pb in zip(a.table["params"], b.table["params"], strict=True):
+        assert pa.keys() == pb.keys()
+        for key in pa:
+            if isinstance(pa[key], float):
+                assert pa[key] == pytest.approx(pb[key], rel=TOL, abs=TOL)
+            else:
+                assert pa[key] == pb[key]
+    for name in specs:
+        fa, fb = a.curves[name].to_frame(), b.curves[name].to_frame()
+        columns = ["estimate"] if name == "isotonic" else list(
+            fa.select_dtypes("number").columns)
+        np.testing.assert_allclose(fa[columns].to_numpy(dtype=float),
+                                   fb[columns].to_numpy(dtype=float), rtol=0, atol=TOL)
+    assert a.observations == b.observations == int(f.sum())
+    assert repr(a.plot().figure) and a._repr_html_().count(f"{int(f.sum())} scores") == 1
+
+
+def test_compare_curves_folds_split_the_observations():
+    """Each row's copies over the folds sum to its count, each fold holds N // K or
+    N // K + 1 observations, and the folds are KFold's on the expanded rows."""
+    from sklearn.model_selection import KFold
+
+    from locacal.curves.compare import fold_counts
+
+    f = np.array([3.0, 1.0, 5.0, 2.0, 4.0])
+    held = fold_counts(f, 3, seed=7)
+    np.testing.assert_array_equal(held.sum(axis=0), f)
+    assert sorted(held.sum(axis=1)) == [5, 5, 5]
+    rows = np.repeat(np.arange(5), f.astype(int))
+    for k, (_, test) in enumerate(KFold(3, shuffle=True, random_state=7).split(rows)):
+        np.testing.assert_array_equal(held[k], np.bincount(rows[test], minlength=5))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_r_lowess_with_counts_equals_expanded_rows(seed):
+    """clowess on the observations: windows cutting a row's copies, ties across rows
+    (scores on grids of 0.1 to 0.001), spans 0.1 to 1, with and without prior weights;
+    every copy's fit equals the expanded rows' (measured below 1e-13)."""
+    from locacal.metrics._r_lowess import r_lowess_fit
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(3, 80))
+    s = np.round(rng.uniform(0.0, 1.0, n), 1 + seed % 3)
+    y = (rng.uniform(size=n) < s).astype(float)
+    f = rng.integers(1, 9 if seed % 2 else 3, n).astype(float)
+    w = np.round(rng.uniform(0.5, 2.0, n), 2) if seed % 4 == 0 else None
+    span = (2.0 / 3.0, 0.1, 0.3, 1.0)[seed % 4]
+    rep = f.astype(int)
+    got = r_lowess_fit(s, y, w, counts=f, f=span)
+    want = r_lowess_fit(np.repeat(s, rep), np.repeat(y, rep),
+                        None if w is None else np.repeat(w, rep), f=span)
+    np.testing.assert_allclose(np.repeat(got, rep), want, rtol=0, atol=TOL)
+
+
+def test_clinical_report_with_counts_equals_expanded_rows():
+    """ICI, E50, E90, Emax (R's lowess) and every other value of the clinical report equal
+    the expanded report's; only the smooth ECE stays NaN."""
+    (s, y, w, f), (S, Y, W) = _data(14, n=60, relative=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = locacal.calibration_report(s, y, weights=w, frequency_weights=f, clinical=True,
+                                       extra=("e50", "e90", "emax"))
+        b = locacal.calibration_report(S, Y, weights=W, clinical=True,
+                                       extra=("e50", "e90", "emax"))
+    assert set(a.index[a.isna()]) == set(b.index[b.isna()]) <= {"smece", "true_mse"}
+    assert np.isfinite(a[["ici", "e50", "e90", "emax"]]).all()
+    keep = b.notna()
+    np.testing.assert_allclose(a[keep], b[keep], rtol=0, atol=TOL)
+
+
+def test_span_choice_treats_rounding_ties_as_ties():
+    """Spans too small to hold more than one score give the same criteria up to the last
+    bits; the choice among them is the smoothest, whatever those bits (here the counts'
+    sums and the copies' sums differ in them)."""
+    table = pd.DataFrame({"nn": [0.1, 0.2, 0.3, 0.6], "df": [4.0, 4.0, 4.0, 2.0],
+                          "gcv": [1.0, 1.0 - 2e-16, 1.0 + 2e-16, 1.5]})
+    from locacal.curves.selection import SmoothingTable
+
+    assert SmoothingTable(table, "nn", 1, "tricube", 40).best("gcv") == 0.3
+
+
+@pytest.mark.parametrize("relative", [False, True])
+@pytest.mark.parametrize("degree,kernel,nn", [(0, "rect", 0.2), (1, "tricube", 0.3),
+                                              (1, "epan", 0.15), (2, "tricube", 0.5)])
+def test_local_likelihood_with_counts_equals_expanded_rows(relative, degree, kernel, nn):
+    """family="binomial": the map, the sandwich se's Wald band on the logit scale (its
+    Clopper-Pearson fallback at the effective size sum K^2 f w^2), the counts of the
+    windows and the likelihood's smoothing table equal the expanded rows' (degree 2 to
+    1e-8, module docstring)."""
+    (s, y, w, f), (S, Y, W) = _distinct_scores(40 + degree, n=150, relative=relative)
+    spans = [0.1, 0.2, 0.4, 1.0]
+    make = dict(family="binomial", degree=degree, kernel=kernel, nn=nn)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = locacal.LocalRegressionCalibrator(**make).fit(s, y, sample_weight=w,
+                                                          frequency_weights=f).curve(GRID)
+        b = locacal.LocalRegressionCalibrator(**make).fit(S, Y, sample_weight=W).curve(GRID)
+        ta = locacal.smoothing_table(s, y, weights=w, frequency_weights=f, degree=degree,
+                                     kernel=kernel, family="binomial", nn=spans)
+        tb = locacal.smoothing_table(S, Y, weights=W, degree=degree, kernel=kernel,
+                                     family="binomial", nn=spans)
+    tol = TOL if degree < 2 else 1e-8
+    np.testing.assert_allclose(_numbers(a), _numbers(b), rtol=0, atol=tol)
+    np.testing.assert_allclose(ta.table.to_numpy(), tb.table.to_numpy(), rtol=tol, atol=tol)
+    assert ta.n == tb.n and ta.best("gcv") == tb.best("gcv") and ta.best("aic") == tb.best("aic")
+
+
+def test_local_likelihood_span_by_gcv_with_counts_equals_expanded_rows():
+    (s, y, w, f), (S, Y, W) = _distinct_scores(44, n=120, relative=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = locacal.LocalRegressionCalibrator(family="binomial", nn="gcv").fit(
+            s, y, sample_weight=w, frequency_weights=f)
+        b = locacal.LocalRegressionCalibrator(family="binomial", nn="gcv").fit(
+            S, Y, sample_weight=W)
+    assert a.nn_ == b.nn_
+    np.testing.assert_allclose(a.predict(GRID), b.predict(GRID), rtol=0, atol=TOL)
+
+
+@pytest.mark.parametrize("criterion", ["gcv", "aicc", "aic"])
+def test_span_choice_among_interpolating_spans_equals_expanded_rows(criterion):
+    """Few distinct scores, each of one label, many copies: the smallest spans interpolate
+    the labels (RSS 0 up to rounding noise, which differs between grouped and expanded
+    sums). GCV is then 0 at several spans (tied: the smoothest wins) and the AICc inf
+    there; the choice is the expanded rows'."""
+    rng = np.random.default_rng(5)
+    s = np.round(np.linspace(0.05, 0.95, 24), 3)
+    y = (rng.uniform(size=24) < s).astype(float)
+    f = rng.integers(5, 30, 24).astype(float)
+    rep = f.astype(int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        a = locacal.LocalRegressionCalibrator(nn=criterion).fit(s, y, frequency_weights=f)
+        b = locacal.LocalRegressionCalibrator(nn=criterion).fit(np.repeat(s, rep),
+                                                                np.repeat(y, rep))
+    table = b.smoothing_table_.table
+    assert table["rss"].iloc[0] < 1e-20 and np.isinf(table["aicc"].iloc[0])
+    assert a.nn_ == b.nn_

@@ -16,7 +16,14 @@ column measures the curve, not the scores alone:
     K-fold (seeded, shuffled) cross-validated Brier score of the recalibrated scores: the
     calibrator is cloned (:func:`sklearn.base.clone`), refitted on K - 1 folds and scored on
     the held-out fold, (1/n) sum_i w_i (g_{-k(i)}(s_i) - d_i)^2 / mean(w). The fit-quality
-    column: a curve that over- or under-smooths predicts held-out labels worse;
+    column: a curve that over- or under-smooths predicts held-out labels worse. With
+    frequency weights the folds split the *observations*, exactly as
+    :class:`sklearn.model_selection.KFold` splits the expanded rows (row i's copies are the
+    observations ``F_{i-1} .. F_i - 1``, ``F`` the cumulative counts): each fold holds
+    ``c_ik`` copies of row i, the fit leaves them out through its frequency weights
+    ``f_i - c_ik``, and the loss sums ``w_i c_ik (g_{-k}(s_i) - d_i)^2``. The fold
+    assignment is the one array of N integers built (transiently; the rows are never
+    expanded);
 ``lcs``
     the slides' LCS functional applied to *this* curve: sum_j f(l_j) (g(l_j) - l_j)^2 /
     sum_j f(l_j) on the slides' grid l_j within the score range, f the reflected density of
@@ -65,6 +72,7 @@ from locacal._validation import (
 )
 from locacal.curves._base import BaseCalibrator
 from locacal.curves.curve import CalibrationCurve, slides_grid
+from locacal.data.frequency import weighting
 from locacal.data.sample import sort_sample
 from locacal.density import reflected_kde_values
 from locacal.localfit import fit
@@ -86,6 +94,14 @@ class CurveComparison:
     curves: Mapping[str, CalibrationCurve]
     scores: np.ndarray
     labels: np.ndarray
+    #: Frequency weights of the rows (None: one observation each), weighting the histogram.
+    frequency_weights: np.ndarray | None = None
+
+    @property
+    def observations(self) -> int:
+        """Number of observations: the rows, or the sum of the frequency weights."""
+        counts = self.frequency_weights
+        return int(self.scores.size if counts is None else counts.sum())
 
     def plot(self, ax: Axes | None = None, *, band: bool = True, bins: int = 50) -> Axes:
         """Overlay the curves (with their bands) on the diagonal, with a histogram of the
@@ -96,7 +112,7 @@ class CurveComparison:
 
         from locacal.plotting import palette, plot_curve
 
-        bins = check_bins(bins, self.scores.size, default=50)
+        bins = check_bins(bins, self.observations, default=50)
 
         if ax is None:
             _, ax = plt.subplots(figsize=(5, 5))
@@ -105,7 +121,8 @@ class CurveComparison:
         ax.set_xlim(0, 1)
         ax.set_ylim(0, 1)
         hist = make_axes_locatable(ax).append_axes("bottom", size="20%", pad=0.1, sharex=ax)
-        hist.hist(self.scores, bins=np.linspace(0, 1, bins + 1), color="0.6")
+        hist.hist(self.scores, bins=np.linspace(0, 1, bins + 1), color="0.6",
+                  weights=self.frequency_weights)
         hist.set_xlabel("score")
         hist.set_yticks([])
         ax.set_xlabel("")
@@ -119,7 +136,7 @@ class CurveComparison:
     def _repr_html_(self) -> str:
         from locacal._repr import figure_html, frame_html, result_html
 
-        title = f"CurveComparison &mdash; {len(self.curves)} curves of {self.scores.size} scores"
+        title = f"CurveComparison &mdash; {len(self.curves)} curves of {self.observations} scores"
         figure = figure_html(lambda ax: self.plot(ax=ax, bins=30), alt="calibration curves",
                              figsize=(3.6, 4.2))
         return result_html(title, frame_html(self.table, index=False), figure=figure)
@@ -154,8 +171,12 @@ def _is_fitted(estimator: BaseCalibrator) -> bool:
 
 
 def cv_brier(estimator: BaseCalibrator, s: np.ndarray, y: np.ndarray, w: np.ndarray | None,
-             *, folds: int = 5, seed: int | None = 0) -> float:
-    """K-fold cross-validated Brier score of the recalibrated scores (see the module)."""
+             *, folds: int = 5, seed: int | None = 0,
+             counts: np.ndarray | None = None) -> float:
+    """K-fold cross-validated Brier score of the recalibrated scores (see the module);
+    ``counts``: frequency weights (``w`` then the relative weights or None)."""
+    if counts is not None:
+        return _cv_brier_counts(estimator, s, y, w, counts, folds, seed)
     pred = np.empty_like(s)
     for train, test in KFold(folds, shuffle=True, random_state=seed).split(s):
         fold = clone(estimator).fit(s[train], y[train],
@@ -163,6 +184,38 @@ def cv_brier(estimator: BaseCalibrator, s: np.ndarray, y: np.ndarray, w: np.ndar
         pred[test] = fold.predict(s[test])
     loss = (pred - y) ** 2
     return float(loss.mean() if w is None else np.dot(w, loss) / w.sum())
+
+
+def fold_counts(counts: np.ndarray, folds: int, seed: int | None) -> np.ndarray:
+    """(folds, n) copies of each row in each test fold of ``KFold(folds, shuffle=True,
+    random_state=seed)`` over the expanded rows (row i's copies at the observations
+    ``F_{i-1} .. F_i - 1``): sklearn's own split of N observations (an empty (N, 0) array
+    stands for them), each test fold's observations mapped back to their rows."""
+    cumulative = np.cumsum(counts.astype(np.int64))
+    n_obs = int(cumulative[-1])
+    out = np.zeros((folds, counts.size))
+    split = KFold(folds, shuffle=True, random_state=seed).split(np.empty((n_obs, 0)))
+    for k, (_, test) in enumerate(split):
+        rows = np.searchsorted(cumulative, test, side="right")
+        out[k] = np.bincount(rows, minlength=counts.size)
+    return out
+
+
+def _cv_brier_counts(estimator: BaseCalibrator, s: np.ndarray, y: np.ndarray,
+                     w: np.ndarray | None, counts: np.ndarray, folds: int,
+                     seed: int | None) -> float:
+    """:func:`cv_brier` of the expanded rows from the grouped ones (module docstring)."""
+    total = 0.0
+    for held in fold_counts(counts, folds, seed):
+        train = counts - held
+        keep, test = train > 0, held > 0
+        fold = clone(estimator).fit(s[keep], y[keep],
+                                    sample_weight=None if w is None else w[keep],
+                                    frequency_weights=train[keep])
+        loss = (fold.predict(s[test]) - y[test]) ** 2
+        copies = held[test] if w is None else held[test] * w[test]
+        total += float(np.dot(copies, loss))
+    return total / float(counts.sum() if w is None else np.dot(w, counts))
 
 
 def degrees_of_freedom(estimator: BaseCalibrator) -> float:
@@ -188,7 +241,8 @@ def degrees_of_freedom(estimator: BaseCalibrator) -> float:
 @public_api
 def compare_curves(scores: Any, labels: Any, specs: Mapping[str, Any], *, weights: Any = None,
                    true_p: Any = None, grid: Any = None, folds: int = 5,
-                   seed: int | None = 0, level: float = 0.95) -> CurveComparison:
+                   seed: int | None = 0, level: float = 0.95,
+                   frequency_weights: Any = None) -> CurveComparison:
     """Fit several calibration curves of the same scores and compare them in one table.
 
     Parameters
@@ -217,6 +271,13 @@ def compare_curves(scores: Any, labels: Any, specs: Mapping[str, Any], *, weight
         the same seed gives the same table and bands.
     level : float in (0, 1), default 0.95
         Level of the curves' pointwise bands.
+    frequency_weights : array-like of shape (n,), optional
+        Non-negative whole counts: a row stands for that many identical observations. The
+        table, curves and plot equal those of the expanded rows, which are never built:
+        every fit takes the counts, the averages weight by ``w f``, the LCS density is the
+        observations', ``df`` the trace over the observations, and the folds of
+        ``cv_brier`` split the observations as :class:`~sklearn.model_selection.KFold`
+        splits the expanded rows (module docstring). Calibrators that refuse counts raise.
 
     Returns
     -------
@@ -230,19 +291,29 @@ def compare_curves(scores: Any, labels: Any, specs: Mapping[str, Any], *, weight
                         "options or calibrator")
     seed = check_seed(seed, kind="int")
     p = None if true_p is None else check_probabilities(true_p, s.size, "true_p")
+    counts = None
+    if frequency_weights is not None:
+        both = weighting(w, frequency_weights, s.size,
+                         aligned={"scores": scores, "labels": labels})
+        w, counts = both.point, both.counts
     # rows of weight zero are not in the sample: in no fold, no average, no histogram
-    s, y, w, p = positive_weight_rows(s, y, w, p)
-    folds = check_int(folds, "folds", minimum=2, maximum=s.size,
+    s, y, w, p, counts = positive_weight_rows(s, y, w, p, counts)
+    # relative weights beside the counts (the fits take both), None without weights=
+    relative = w if counts is None else (None if weights is None else w / counts)
+    n_obs = s.size if counts is None else int(counts.sum())
+    folds = check_int(folds, "folds", minimum=2, maximum=n_obs,
                       why="the number of observations with positive weight")
     estimators = {str(k): _calibrator(str(k), v) for k, v in specs.items()}
-    sample = sort_sample(s, y, w)
+    sample = sort_sample(s, y, w, counts)
     lcs_grid = slides_grid(sample.scores)
-    density = reflected_kde_values(sample.scores, lcs_grid, sample.weights, is_sorted=True)
+    density = reflected_kde_values(sample.scores, lcs_grid, sample.weights, is_sorted=True,
+                                   counts=sample.counts)
     unit = np.ones_like(s) if w is None else w
+    extra = {} if counts is None else {"frequency_weights": counts}
     rows, curves = [], {}
     for label, estimator in estimators.items():
         fitted = estimator if _is_fitted(estimator) else clone(estimator).fit(
-            s, y, sample_weight=w)
+            s, y, sample_weight=relative, **extra)
         curves[label] = fitted.curve(grid, level=level, seed=seed)
         g = fitted.predict(s)
         g_lcs = fitted.predict(lcs_grid)
@@ -252,7 +323,8 @@ def compare_curves(scores: Any, labels: Any, specs: Mapping[str, Any], *, weight
             "method": fitted.method,
             "params": dict(curves[label].params),
             "df": df,
-            "cv_brier": cv_brier(estimator, s, y, w, folds=folds, seed=seed),
+            "cv_brier": cv_brier(estimator, s, y, relative, folds=folds, seed=seed,
+                                 counts=counts),
             "lcs": float(density @ (g_lcs - lcs_grid) ** 2 / density.sum()),
             "ece": float(unit @ np.abs(g - s) / unit.sum()),
             "ise": float("nan") if p is None else float(unit @ (g - p) ** 2 / unit.sum()),
@@ -261,4 +333,4 @@ def compare_curves(scores: Any, labels: Any, specs: Mapping[str, Any], *, weight
         warn("df is NaN for " + ", ".join(r["label"] for r in rows if np.isnan(r["df"]))
              + ": not a linear smoother of the native engine")
     table = pd.DataFrame(rows, columns=list(COLUMNS))
-    return CurveComparison(table, curves, s, y)
+    return CurveComparison(table, curves, s, y, counts)

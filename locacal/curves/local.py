@@ -262,12 +262,9 @@ class LocalRegressionCalibrator(BaseCalibrator):
         if isinstance(nn, str) or isinstance(h, str):  # a criterion: locacal.curves.selection
             from locacal.curves.selection import select_bandwidth
 
-            if counts is not None:
-                raise ValueError("a span chosen by a criterion (nn or h a string) is not "
-                                 "available with frequency_weights; give nn or h as a number")
-
             nn, h, self.smoothing_table_ = select_bandwidth(s, y, w, self.degree, nn, h,
-                                                            self.kernel, family=family)
+                                                            self.kernel, family=family,
+                                                            counts=counts)
         self.params_ = local_params(self.degree, nn, h, self.kernel, family)
         self.nn_, self.h_ = self.params_.nn, self.params_.h
         check_choice(self.evaluation, EVALUATIONS, "evaluation")

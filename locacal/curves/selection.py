@@ -33,7 +33,9 @@ R: ``residuals(fit, cv = TRUE)``). ``cv`` is the exact leave-one-out criterion o
 smoother (the bandwidth held fixed; Loader 1999, section 2.3, eq. 2.18, and Hastie &
 Tibshirani 1990, section 3.4): infinite when some :math:`L_{ii} = 1` (a window holding one
 score). ``aicc`` is the corrected AIC of Hurvich, Simonoff & Tsai (1998, eq. 3), the
-textbook AIC for a smoother (it estimates :math:`\sigma^2` by RSS / n).
+textbook AIC for a smoother (it estimates :math:`\sigma^2` by RSS / n); infinite where the
+fit interpolates the labels (RSS / n below :data:`INTERPOLATING_MSE`, 1e-12), whose log RSS
+is rounding noise.
 
 **Default grids.** ``nn``: 20 values log-spaced from :math:`\min(1, 10(\text{degree}+1)/n)`
 to 1 (about 10 neighbours per coefficient: below that the tricube fit interpolates and
@@ -112,6 +114,7 @@ from locacal._validation import (
     positive_weight_rows,
     public_api,
 )
+from locacal.data.frequency import weighting
 from locacal.data.sample import SortedSample, sort_sample
 from locacal.localfit import LocalParams, fit
 
@@ -133,6 +136,12 @@ PAIRED = {"gcv": "rss", "aic": "rss", "cv": "loo"}
 #: Kernels with exact influence at the data (compact kernels).
 SELECTION_KERNELS = ("rect", "tricube", "epan")
 GRID_SIZE = 20
+#: Mean squared residual below which the fit interpolates the 0/1 labels (``aicc`` is inf:
+#: its log RSS would be rounding noise).
+INTERPOLATING_MSE = 1e-12
+#: Criterion values closer than this times the criterion's largest finite value over the
+#: grid are tied in :meth:`SmoothingTable.best`.
+TIE_TOLERANCE = 1e-10
 
 
 def default_nn_grid(n: int, degree: int) -> np.ndarray:
@@ -141,11 +150,13 @@ def default_nn_grid(n: int, degree: int) -> np.ndarray:
     return np.unique(np.geomspace(low, 1.0, GRID_SIZE))
 
 
-def default_h_grid(scores: np.ndarray, degree: int) -> np.ndarray:
+def default_h_grid(scores: np.ndarray, degree: int, n: int | None = None) -> np.ndarray:
     """20 bandwidths log-spaced from ``10 (degree + 1) r / n`` to ``r``, ``r`` the score
-    range (1e-3 when all scores are equal)."""
+    range (1e-3 when all scores are equal); ``n`` the number of observations (default: the
+    number of scores)."""
     r = float(np.ptp(scores)) or 1e-3
-    low = min(1.0, 10.0 * (degree + 1) / scores.shape[0]) * r
+    n = scores.shape[0] if n is None else n
+    low = min(1.0, 10.0 * (degree + 1) / n) * r
     return np.unique(np.geomspace(low, r, GRID_SIZE))
 
 
@@ -162,7 +173,7 @@ class SmoothingTable:
     degree : int
     kernel : str
     n : int
-        Number of rows.
+        Number of observations: the rows, or the sum of the frequency weights.
     family : {"gaussian", "binomial"}
         Local least squares, or the local logistic likelihood (columns ``df``,
         ``deviance``, ``gcv``, ``aic``).
@@ -186,7 +197,8 @@ class SmoothingTable:
              se: float = SE_FACTOR) -> float:
         """The grid value chosen by ``criterion``.
 
-        ``rule="min"``: the minimiser (the smoothest one among ties). ``rule="se"``
+        ``rule="min"``: the minimiser (the smoothest one among ties; values closer than
+        :data:`TIE_TOLERANCE` times the largest finite value over the grid are ties). ``rule="se"``
         (default): the smoothest grid value whose criterion exceeds the minimum by at most
         ``se`` standard errors of the difference (module docstring, "Selection rule"; ``se
         = 1`` is the classical one-standard-error rule). It applies to ``gcv``, ``aic``
@@ -203,11 +215,18 @@ class SmoothingTable:
         grid = self.table[self.parameter].to_numpy()
         if not np.isfinite(values).any():
             raise ValueError(f"criterion {plain(criterion)!r} is infinite at every grid value")
-        best = int(np.flatnonzero(values == np.nanmin(values))[-1])
+        # ties up to rounding count as ties (TIE_TOLERANCE times the criterion's largest
+        # finite value over the grid): the choice must not hang on the last bits of sums
+        # taken in another order (grouped and expanded rows), nor on the rounding noise of
+        # a criterion that is 0 (interpolating fits)
+        finite = np.isfinite(values)
+        slack = TIE_TOLERANCE * float(np.abs(values[finite]).max())
+        low = np.nanmin(values)
+        best = int(np.flatnonzero(values <= low + slack)[-1])
         if rule == "min" or criterion not in PAIRED or PAIRED[criterion] not in self._terms:
             return float(grid[best])
         limit = values[best] + se * self.difference_se(criterion, best)
-        return float(grid[np.isfinite(values) & (values <= limit)].max())
+        return float(grid[finite & (values <= limit + slack)].max())
 
     def difference_se(self, criterion: str, ref: int) -> np.ndarray:
         r"""Standard error of ``criterion[j] - criterion[ref]`` for every grid index j.
@@ -279,8 +298,9 @@ class SmoothingTable:
 @public_api
 def smoothing_table(scores: Any, labels: Any, *, degree: int = 1, nn: Any = None,
                     h: Any = None, kernel: str = "tricube",
-                    weights: Any = None, family: str = "gaussian") -> SmoothingTable:
-    """locfit's GCV, AIC and likelihood-CV (and exact leave-one-out CV, corrected AIC) of
+                    weights: Any = None, family: str = "gaussian",
+                    frequency_weights: Any = None) -> SmoothingTable:
+    r"""locfit's GCV, AIC and likelihood-CV (and exact leave-one-out CV, corrected AIC) of
     the local fit of the labels on the scores, over a grid of spans.
 
     Parameters
@@ -306,6 +326,16 @@ def smoothing_table(scores: Any, labels: Any, *, degree: int = 1, nn: Any = None
     family : {"gaussian", "binomial"}, default "gaussian"
         Local least squares, or the local logistic likelihood with its deviance-based
         ``gcv`` and ``aic`` (module docstring, "Local likelihood").
+    frequency_weights : array-like of shape (n,), optional
+        Non-negative whole counts: a row stands for that many identical observations. The
+        table (and its choice) is that of the expanded rows, never built: ``n`` is the
+        number of observations :math:`N = \sum_i f_i` (in the criteria, the default grids
+        and the spans' windows), each observation's influence is its row's
+        :math:`L_{ii} / f_i` (the copies share the window and the fit, so the row's
+        :math:`L_{ii}` computed with the combined weight :math:`w_i f_i` is the sum of its
+        copies'), and the standard errors of :meth:`SmoothingTable.best` sum over the
+        observations (:mod:`locacal.data.frequency`); with ``family="binomial"`` likewise
+        the deviance terms and the likelihood's influence.
 
     Returns
     -------
@@ -332,20 +362,27 @@ def smoothing_table(scores: Any, labels: Any, *, degree: int = 1, nn: Any = None
     >>> tab.best("gcv", rule="min"), tab.best("gcv")  # minimiser, one-SE rule
     (0.1, 0.3)
     """
-    s, y, w = positive_weight_rows(*check_scores_labels(scores, labels, weights))
+    s, y, w = check_scores_labels(scores, labels, weights)
+    counts = None
+    if frequency_weights is not None:
+        both = weighting(w, frequency_weights, s.size,
+                         aligned={"scores": scores, "labels": labels})
+        w, counts = both.point, both.counts
+    s, y, w, counts = positive_weight_rows(s, y, w, counts)
     degree = check_int(degree, "degree", allowed=(0, 1, 2))
     kernel = check_choice(kernel, SELECTION_KERNELS, "kernel")
     family = check_choice(family, FAMILIES, "family")
-    sample = sort_sample(s, y, w)
+    sample = sort_sample(s, y, w, counts)
+    n_obs = sample.observations
     if nn is not None and h is not None:
         raise ValueError("give a grid of nn or of h, not both")
     if h is None:
         parameter = "nn"
-        grid = default_nn_grid(sample.n, degree) if nn is None else _grid(nn, "nn", 1.0)
+        grid = default_nn_grid(n_obs, degree) if nn is None else _grid(nn, "nn", 1.0)
     else:
         parameter = "h"
-        grid = (default_h_grid(sample.scores, degree) if isinstance(h, str) and h == "default"
-                else _grid(h, "h", np.inf))
+        grid = (default_h_grid(sample.scores, degree, n_obs)
+                if isinstance(h, str) and h == "default" else _grid(h, "h", np.inf))
     # one cache of moment trees and block sums serves the whole grid (they depend on degree
     # and kernel only); the grid is increasing, so each block level is built once
     structures: dict = {}
@@ -368,18 +405,19 @@ def smoothing_table(scores: Any, labels: Any, *, degree: int = 1, nn: Any = None
     table.insert(0, parameter, grid)
     if family == "binomial":
         terms.pop("loo")
-    return SmoothingTable(table, parameter, degree, kernel, sample.n,
-                          {name: _sums_and_gram(x) for name, x in terms.items()}, family)
+    return SmoothingTable(table, parameter, degree, kernel, n_obs,
+                          {name: _sums_and_gram(x, sample.counts) for name, x in terms.items()},
+                          family)
 
 
 def select_bandwidth(s: np.ndarray, y: np.ndarray, w: np.ndarray | None, degree: int,
-                     nn: Any, h: Any, kernel: str, *,
-                     family: str = "gaussian") -> tuple[float | None, float | None,
-                                                        SmoothingTable]:
+                     nn: Any, h: Any, kernel: str, *, family: str = "gaussian",
+                     counts: np.ndarray | None = None) -> tuple[float | None, float | None,
+                                                                SmoothingTable]:
     """``(nn, h, table)`` with the value :meth:`SmoothingTable.best` chooses by the criterion
     named by ``nn`` (or ``h``) over its default grid (one-SE rule for gcv, aic and cv); the
-    other parameter must then be None. Used by
-    :class:`~locacal.curves.local.LocalRegressionCalibrator`."""
+    other parameter must then be None; ``counts``: frequency weights (``w`` then the
+    combined ``w f``). Used by :class:`~locacal.curves.local.LocalRegressionCalibrator`."""
     if isinstance(nn, str) and isinstance(h, str):
         raise ValueError("select nn or h by a criterion, not both")
     name, other = ("nn", h) if isinstance(nn, str) else ("h", nn)
@@ -388,7 +426,10 @@ def select_bandwidth(s: np.ndarray, y: np.ndarray, w: np.ndarray | None, degree:
     if other is not None:
         raise ValueError(f"{name}={plain(criterion)!r} selects {name}; the other of nn and h must "
                          "be None")
+    if counts is not None:  # the combined weights back to relative ones beside the counts
+        w = None if w is counts else w / counts
     table = smoothing_table(s, y, degree=degree, kernel=kernel, weights=w, family=family,
+                            frequency_weights=counts,
                             **({} if name == "nn" else {"h": "default"}))
     best = table.best(criterion)
     return (best, None, table) if name == "nn" else (None, best, table)
@@ -410,28 +451,32 @@ def _grid(values: Any, name: str, upper: float) -> np.ndarray:
 def _criteria(sample: SortedSample, params: LocalParams,
               structures: dict) -> tuple[tuple[float, ...], dict[str, np.ndarray]]:
     """The table's row (df, rss and :data:`CRITERIA`) and the per-observation terms of the
-    paired criteria (:data:`PAIRED`); ``structures``: :func:`locacal.localfit.fit`'s cache."""
+    paired criteria (:data:`PAIRED`, one copy's with frequency weights); ``structures``:
+    :func:`locacal.localfit.fit`'s cache."""
     at_data = fit(sample, "data", params, outputs=("value", "influence"), cache=structures)
-    n = float(sample.n)
-    # weights rescaled to mean 1 (module docstring): every column depends on w / sum(w) only
+    n = float(sample.observations)
+    # weights rescaled to mean 1 over the observations (module docstring): every column
+    # depends on w / sum(w) only; with frequency weights, w f summed over a row's copies
     w = 1.0 if sample.weights is None else sample.weights * (n / np.sum(sample.weights))
     infl = at_data.influence
-    # the residuals overwrite the fitted values, and the lcv and loo terms share one buffer
-    # (the same operations as w (e (1 + L))^2 and w (e / (1 - L))^2, in place: n x 8 bytes
-    # fewer each; w = 1 multiplies nothing)
     e = np.subtract(sample.labels, at_data.value, out=at_data.value)
     del at_data
-    sq = w * e * e
-    rss = float(np.sum(sq))
     df = float(np.sum(infl))
+    if sample.counts is not None:  # each copy's share: its weight and its influence
+        w, infl = w / sample.counts, infl / sample.counts
+    sq = w * e * e
+    rss = float(np.sum(sq if sample.counts is None else sq * sample.counts))
     gcv = n * rss / (n - df) ** 2 if df < n else np.inf
     aic = rss + 2.0 * df
+    copies = sample.counts
+    # the lcv and loo terms share one buffer (the same operations as w (e (1 + L))^2 and
+    # w (e / (1 - L))^2, in place: n x 8 bytes fewer each; w = 1 multiplies nothing)
     term = np.add(1.0, infl)
     np.multiply(e, term, out=term)
     np.square(term, out=term)
     if not np.isscalar(w):
         np.multiply(w, term, out=term)
-    lcv = float(np.sum(term))
+    lcv = float(np.sum(term if copies is None else term * copies))
     loo = term
     with np.errstate(divide="ignore", invalid="ignore"):
         np.subtract(1.0, infl, out=loo)
@@ -439,9 +484,13 @@ def _criteria(sample: SortedSample, params: LocalParams,
     np.square(loo, out=loo)
     if not np.isscalar(w):
         np.multiply(w, loo, out=loo)
-    cv = float(np.sum(loo)) if np.isfinite(loo).all() else np.inf
+    cv = (float(np.sum(loo if copies is None else loo * copies)) if np.isfinite(loo).all()
+          else np.inf)
     room = n - df - 2.0
-    aicc = np.log(rss / n) + 1.0 + 2.0 * (df + 1.0) / room if room > 0 and rss > 0 else np.inf
+    # an interpolating fit (mean squared residual below INTERPOLATING_MSE) has log RSS of
+    # rounding noise: no AICc there, as for RSS = 0
+    aicc = (np.log(rss / n) + 1.0 + 2.0 * (df + 1.0) / room
+            if room > 0 and rss > INTERPOLATING_MSE * n else np.inf)
     return (df, rss, gcv, aic, lcv, cv, float(aicc)), {"rss": sq, "loo": loo}
 
 
@@ -450,14 +499,15 @@ def _likelihood_criteria(sample: SortedSample, params: LocalParams
     """The binomial table's row (df, deviance, gcv, aic) and the per-observation deviance
     terms (module docstring, "Local likelihood"); weights rescaled to mean 1."""
     at_data = fit(sample, "data", params, outputs=("value", "influence"))
-    n = float(sample.n)
+    n = float(sample.observations)
     w = 1.0 if sample.weights is None else sample.weights * (n / np.sum(sample.weights))
+    copies = 1.0 if sample.counts is None else sample.counts
     g = at_data.value
     y = sample.labels
     with np.errstate(divide="ignore", invalid="ignore"):
         loglik = np.where(y > 0, np.log(g), np.log1p(-g))
-    terms = -2.0 * w * loglik
-    deviance = float(np.sum(terms))
+    terms = -2.0 * (w / copies) * loglik  # one copy's (frequency weights)
+    deviance = float(np.sum(copies * terms))
     # influence is invariant to the weights' scale; NaN where a window holds one label
     df = float(np.nansum(at_data.influence))
     gcv = n * deviance / (n - df) ** 2 if df < n else np.inf
@@ -465,14 +515,17 @@ def _likelihood_criteria(sample: SortedSample, params: LocalParams
     return (df, deviance, gcv, aic), {"rss": terms, "loo": terms}
 
 
-def _sums_and_gram(x: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+def _sums_and_gram(x: list[np.ndarray],
+                   counts: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Row sums and Gram matrix ``x x'`` of the rows ``x`` (float64, accumulated by chunks
-    of columns)."""
+    of columns); ``counts``: each column stands for that many identical columns (the
+    expanded rows')."""
     sums = np.zeros(len(x))
     gram = np.zeros((len(x), len(x)))
     step = 1 << 16
     for start in range(0, x[0].shape[0], step):
         chunk = np.stack([r[start:start + step] for r in x]).astype(np.float64)
-        sums += chunk.sum(axis=1)
-        gram += chunk @ chunk.T
+        copies = chunk if counts is None else chunk * counts[start:start + step]
+        sums += copies.sum(axis=1)
+        gram += copies @ chunk.T
     return sums, gram

@@ -125,7 +125,8 @@ class LocalFits:
     ``value``: unclipped fit, (m,) or (B, m) for resamples, NaN where the window holds no
     weight; ``slope``; ``var_factor``: ``sum_i l_i(t)^2`` (Loader 1999, section 2.3);
     ``count``: rows with positive weight within h(t); ``bandwidth``: h(t); ``influence``:
-    ``L_ii`` per sorted row (``points="data"``); ``unsplittable``: where R's locfit would
+    ``L_ii`` per sorted row (``points="data"``; with frequency weights the sum over the row's
+    copies); ``unsplittable``: where R's locfit would
     split its tree forever (``structure="tree"``); ``bound``: the binned fit's bound on
     |value - exact fit| (``ScoreStatistics`` input).
 
@@ -232,9 +233,10 @@ def fit(data: SortedSample | ScoreStatistics | CellIndex | Rows,
         data = sort_sample(*data)
     sample = data
     if isinstance(params, LocalParams) and params.family == "binomial":
-        if sample.counts is not None:
-            raise ValueError("family='binomial' does not take frequency_weights yet; use "
-                             "weights= (the same point estimates) or expand the rows")
+        if sample.counts is not None and (backend != "native" or copies is not None):
+            raise ValueError("with frequency_weights the local likelihood is the native "
+                             f"one, refitted per resample; got backend={backend!r}"
+                             + ("" if copies is None else " and copies="))
         return _binomial(sample, points, params, outputs, structure, backend, maxk,
                          copies, cache)
     if {"se", "logit"} & set(outputs):
@@ -270,16 +272,26 @@ def fit(data: SortedSample | ScoreStatistics | CellIndex | Rows,
 def _with_counts(sample: SortedSample, points: Any, params: Any, outputs: tuple[str, ...],
                  structure: str, backend: str, copies: Any) -> LocalFits:
     """Frequency weights: the exact per-window fit (``_direct``), whose windows and sums
-    are those of the expanded rows (the other strategies count rows)."""
-    if (isinstance(params, NearestMean) or copies is not None or isinstance(points, str)
-            or structure != "exact" or backend != "native"):
+    are those of the expanded rows (the other strategies count rows).
+
+    ``points="data"``: the fit at each sorted row's score and its influence, the sum of its
+    copies' influences ``f_i (w_i (a_0 + kappa)) = (w_i f_i)(a_0 + kappa)`` (the copies share
+    the window and the fit; :mod:`locacal.localfit._influence`)."""
+    if (isinstance(params, NearestMean) or copies is not None or structure != "exact"
+            or backend != "native"):
         raise ValueError("with frequency_weights the local fit is the native exact one at "
                          "given points (structure='exact', backend='native', a fixed span); "
                          f"got params={params!r}, structure={structure!r}, "
                          f"backend={backend!r}")
-    unique, inverse = np.unique(points, return_inverse=True)
+    at_data = isinstance(points, str)
+    if "influence" in outputs and not at_data:
+        raise ValueError("outputs: 'influence' needs points='data'")
+    unique, inverse = np.unique(sample.scores if at_data else points, return_inverse=True)
     direct = fit_points(sample, unique, params)
-    return LocalFits(**{name: getattr(direct, name)[inverse] for name in outputs})
+    fits = {name: getattr(direct, name)[inverse] for name in outputs if name != "influence"}
+    if "influence" in outputs:
+        fits["influence"] = direct.unit[inverse] * sample.weights
+    return LocalFits(**fits)
 
 
 def _from_cells(cells: ScoreStatistics, points: np.ndarray, params: Any,
@@ -350,12 +362,14 @@ def _binomial(sample: SortedSample, points: np.ndarray | Literal["data"], params
         # locfit's ressumm: L_ii = w_i g_i (1 - g_i) (J^-1)_00 at s_i, capped at 1 ("no
         # observation gives > 1 degree of freedom"), 0 where the window fits (nearly)
         # perfectly or holds one label (locfit skips the variance there)
-        w = np.ones(sample.n) if sample.weights is None else sample.weights
+        # with frequency weights: each copy's (its weight w f / f), summed over the copies
+        copies = 1.0 if sample.counts is None else sample.counts
+        w = np.ones(sample.n) if sample.weights is None else sample.weights / copies
         value = fits["value"]
         info = np.where(native.status == 0, native.inverse_info, 0.0)
         info[(native.status >= 3) & np.isfinite(native.inverse_info)] = native.inverse_info[
             (native.status >= 3) & np.isfinite(native.inverse_info)]
-        fits["influence"] = np.minimum(w * value * (1 - value) * info[inverse], 1.0)
+        fits["influence"] = copies * np.minimum(w * value * (1 - value) * info[inverse], 1.0)
     if backend == "locfit" and "value" in outputs:
         fits["value"] = _r_fit(sample, params, structure, maxk, cache).predict(points)
     return LocalFits(**fits)

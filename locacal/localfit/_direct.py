@@ -67,7 +67,9 @@ class PointFits:
     """Local fits at a batch of points.
 
     ``value``/``slope``: fitted value and slope; ``bandwidth``: h(t); ``count``: observations
-    with positive prior weight and ``|s - t| <= h(t)``; ``var_factor``: ``sum_i l_i(t)^2``.
+    with positive prior weight and ``|s - t| <= h(t)``; ``var_factor``: ``sum_i l_i(t)^2``;
+    ``unit``: the smoother weight at ``t`` itself per unit prior weight (``a_0 + kappa``,
+    :class:`~locacal.localfit._solve.LocalSolution`).
     """
 
     value: np.ndarray
@@ -75,6 +77,7 @@ class PointFits:
     bandwidth: np.ndarray
     count: np.ndarray
     var_factor: np.ndarray
+    unit: np.ndarray | None = None
 
 
 def fit_points(sample: SortedSample, points: np.ndarray, params: LocalParams,
@@ -98,7 +101,7 @@ def fit_points(sample: SortedSample, points: np.ndarray, params: LocalParams,
         if sequential is None:
             sequential = int(np.sum(hi - lo)) <= SEQUENTIAL_BUDGET
         sol = _window_solution(sample, t, bw, lo, hi, params, sequential)
-    return PointFits(sol.value, sol.slope, bw, count, sol.var_factor)
+    return PointFits(sol.value, sol.slope, bw, count, sol.var_factor, sol.unit)
 
 
 def _positive_count(sample: SortedSample, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
@@ -124,7 +127,8 @@ def _rect_mean(sample: SortedSample, lo: np.ndarray, hi: np.ndarray) -> LocalSol
     ok = total > 0
     safe = np.where(ok, total, 1.0)
     var_factor = np.where(ok, square / (safe * safe), np.nan)
-    return LocalSolution(value, np.zeros_like(value), var_factor)
+    return LocalSolution(value, np.zeros_like(value), var_factor,
+                         np.where(ok, 1.0 / safe, np.nan))
 
 
 def _window_solution(sample: SortedSample, t: np.ndarray, bw: np.ndarray, lo: np.ndarray,

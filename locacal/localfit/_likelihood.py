@@ -44,6 +44,14 @@ with case weights locfit takes ``weights`` as binomial trial counts (its :math:`
 only, like every result of locacal. NaN where the logit is infinite (no events or events
 only in the window).
 
+**Frequency weights** (``sample.counts``: row i stands for :math:`f_i` identical
+observations, ``sample.weights`` the combined :math:`w_i f_i`): the fit of the expanded rows.
+The span counts observations (the window of the :math:`\lfloor N\,nn \rfloor` nearest, by
+the cumulative counts), the likelihood, gradient and information take :math:`K w f` (a row's
+copies share :math:`\theta_i`), and the sums of squared weights run over the copies:
+:math:`M_2 = \sum K^2 f w^2 p(1-p) X X'` and the variance factor
+:math:`\sum K^2 f w^2 / (\sum K f w)^2`; ``count`` counts observations.
+
 Reference: C. Loader (1999), *Local Regression and Likelihood*, Springer, ch. 4 (local
 likelihood, section 4.3 variance) and appendix C (locfit's Newton-Raphson).
 """
@@ -116,13 +124,16 @@ def fit_binomial(sample: SortedSample, points: np.ndarray, degree: int, nn: floa
     """Local logistic fit at every point (module docstring); windows by locfit's rules."""
     s = sample.scores
     t = np.ascontiguousarray(points, dtype=np.float64)
-    k = effective_count(sample.n, nn, h)
-    bw = fixed_or_nn_bandwidth(s, t, k, h)
+    k = effective_count(sample.observations, nn, h)
+    bw = fixed_or_nn_bandwidth(s, t, k, h, sample.cumulative_counts)
     lo, hi = window_bounds(s, t, bw * kernel_reach(kernel))
     count_lo, count_hi = window_bounds(s, t, bw)
-    count = (count_hi - count_lo).astype(np.float64)
-    if sample.weights is not None:
-        count -= sample.range_sum("zero", count_lo, count_hi)
+    if sample.counts is not None:  # observations (counts are positive)
+        count = sample.range_sum("f", count_lo, count_hi)
+    else:
+        count = (count_hi - count_lo).astype(np.float64)
+        if sample.weights is not None:
+            count -= sample.range_sum("zero", count_lo, count_hi)
     m = t.shape[0]
     out = {name: np.full(m, np.nan) for name in
            ("value", "logit", "slope", "se", "var_factor", "events", "inverse_info")}
@@ -152,7 +163,8 @@ def _fit_batch(sample: SortedSample, t: np.ndarray, bw: np.ndarray, lo: np.ndarr
     p = degree + 1
     dx = np.zeros((b, width))
     y = np.zeros((b, width))
-    kw = np.zeros((b, width))  # kernel x case weight
+    kw = np.zeros((b, width))  # kernel x case weight (x count)
+    copies = np.ones((b, width))  # frequency weights (1 in the padding)
     for j in range(b):
         a, z = int(lo[j]), int(hi[j])
         d = sample.scores[a:z] - t[j]
@@ -161,6 +173,8 @@ def _fit_batch(sample: SortedSample, t: np.ndarray, bw: np.ndarray, lo: np.ndarr
             weight = np.ones_like(d)  # all tied at distance h: uniform (see _direct)
         if sample.weights is not None:
             weight = weight * sample.weights[a:z]
+        if sample.counts is not None:
+            copies[j, :z - a] = sample.counts[a:z]
         dx[j, :z - a] = d
         y[j, :z - a] = sample.labels[a:z]
         kw[j, :z - a] = weight
@@ -170,7 +184,9 @@ def _fit_batch(sample: SortedSample, t: np.ndarray, bw: np.ndarray, lo: np.ndarr
     ok = total > 0
     safe = np.where(ok, total, 1.0)
     out["events"][:] = np.where(ok, events / safe, np.nan)
-    out["var_factor"][:] = np.where(ok, (kw * kw).sum(axis=1) / (safe * safe), np.nan)
+    # squared weights summed over the copies: (K w f)^2 / f = f (K w)^2
+    out["var_factor"][:] = np.where(ok, (kw * kw / copies).sum(axis=1) / (safe * safe),
+                                    np.nan)
     none, every = ok & ~(events > 0), ok & ~(events < total)
     iterate = ok & ~none & ~every
     coef = np.zeros((b, p))
@@ -184,7 +200,7 @@ def _fit_batch(sample: SortedSample, t: np.ndarray, bw: np.ndarray, lo: np.ndarr
         steps[sel] = n_steps
         status[sel] = ended
         out["se"][sel], out["inverse_info"][sel] = _standard_error(x[:, sel], kw[sel],
-                                                                   fitted)
+                                                                   fitted, copies[sel])
     logit = coef[:, 0].copy()
     logit[none], logit[every] = -np.inf, np.inf
     out["logit"][:] = np.where(ok, logit, np.nan)
@@ -279,13 +295,14 @@ def _newton(x: np.ndarray, y: np.ndarray, kw: np.ndarray, total: np.ndarray,
     return coef, steps, ended
 
 
-def _standard_error(x: np.ndarray, kw: np.ndarray,
-                    coef: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``sqrt(e0' J^- M2 J^- e0)`` at the fit (module docstring) and ``(J^-)_00``."""
+def _standard_error(x: np.ndarray, kw: np.ndarray, coef: np.ndarray,
+                    copies: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``sqrt(e0' J^- M2 J^- e0)`` at the fit (module docstring) and ``(J^-)_00``;
+    ``copies``: frequency weights (M2 sums the squared weights over the copies)."""
     mean = expit(_linear(x, coef))
     v = kw * mean * (1 - mean)
     info = _gram(x, v)
-    m2 = _gram(x, kw * v)
+    m2 = _gram(x, kw * v / copies)
     e0 = np.zeros(coef.shape)
     e0[:, 0] = 1.0
     a = _apply(*_decompose(info), e0)

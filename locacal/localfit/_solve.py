@@ -69,14 +69,20 @@ class LocalSolution:
     var_factor : ndarray
         ``sum_i l_i(t)^2`` for the linear-smoother weights ``l_i(t)`` of the value, so that
         ``Var g(t) = sum_i l_i(t)^2 Var(y_i)`` (Loader 1999, section 2.3).
+    unit : ndarray or None
+        ``a_0 + kappa``: the smoother weight of the value at an observation at ``t`` itself
+        per unit of its prior weight (the influence ``L_ii = p_i (a_0 + kappa)`` at
+        ``t = s_i``, :mod:`locacal.localfit._influence`); None where not computed.
     """
 
-    __slots__ = ("slope", "value", "var_factor")
+    __slots__ = ("slope", "unit", "value", "var_factor")
 
-    def __init__(self, value: np.ndarray, slope: np.ndarray, var_factor: np.ndarray):
+    def __init__(self, value: np.ndarray, slope: np.ndarray, var_factor: np.ndarray,
+                 unit: np.ndarray | None = None):
         self.value = value
         self.slope = slope
         self.var_factor = var_factor
+        self.unit = unit
 
 
 def design_from_moments(moments: np.ndarray, degree: int) -> np.ndarray:
@@ -112,10 +118,12 @@ def solve_newton(z: np.ndarray, rhs: np.ndarray, c0: np.ndarray, total: np.ndarr
     e0 = np.zeros_like(rhs)
     e0[:, 0] = 1.0
     a = _apply(scale, lam, vec, e0)
-    var_factor = _variance_factor(a, z, z_sq, np.where(empty, 1.0, total))
-    for arr in (value, slope, var_factor):
+    safe = np.where(empty, 1.0, total)
+    var_factor = _variance_factor(a, z, z_sq, safe)
+    unit = a[:, 0] + (1.0 - np.einsum("mi,mi->m", a, z[:, :, 0])) / safe
+    for arr in (value, slope, var_factor, unit):
         arr[empty] = np.nan
-    return LocalSolution(value, slope, var_factor)
+    return LocalSolution(value, slope, var_factor, unit)
 
 
 def newton_step(z: np.ndarray, rhs: np.ndarray, c0: np.ndarray) -> np.ndarray:

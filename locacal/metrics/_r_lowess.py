@@ -18,6 +18,19 @@ the algorithm is re-implemented here from its description (Cleveland 1979; the r
 
 Prior weights, which R's lowess does not take, enter where R puts its robustness weights: they
 multiply the tricube weights, and the window still counts rows.
+
+**Frequency weights** (``counts``: row j stands for ``f_j`` identical observations) give the
+fit of the expanded rows without building them. Sorted stably, the expanded rows are each
+sorted row repeated ``f_j`` times, so the observations are positions ``0 .. N - 1`` and
+position ``p`` belongs to the row ``j`` with ``F_{j-1} <= p < F_j`` (``F`` the cumulative
+counts). clowess is run on positions: the window of ``ns = floor(f N + 1e-7)``
+observations and its sliding compare the scores at positions; a row enters the local line
+with its kernel weight times the number of its copies inside the window (a window may cut a
+row's copies at either end); the skipping by ``delta`` jumps between positions. Each fit is
+made at the last copy of a run of equal scores (or at the first, after which its ties copy
+it), and the copies before it in the run are interpolated with weight exactly 1 on it, so
+all copies of a score share one fitted value: one per row, computed once. The cost is
+O(fits x window rows), the window's rows instead of its observations.
 """
 
 from __future__ import annotations
@@ -28,7 +41,8 @@ __all__ = ["r_lowess_fit"]
 
 
 def r_lowess_fit(x: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None, *,
-                 f: float = 2.0 / 3.0, delta: float | None = None) -> np.ndarray:
+                 f: float = 2.0 / 3.0, delta: float | None = None,
+                 counts: np.ndarray | None = None) -> np.ndarray:
     """Fitted values of R's ``lowess(x, y, f, iter = 0, delta)`` at every x, in input order.
 
     Tied x get the mean of their fitted values, as ``approx(lowess(x, y), xout = x,
@@ -45,6 +59,9 @@ def r_lowess_fit(x: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None
         Share of the points in each window (R's default).
     delta : float, optional
         Skipping distance; default R's ``0.01 * diff(range(x))``.
+    counts : ndarray, optional
+        Frequency weights (positive whole numbers): the fit of the expanded rows, each
+        row's copy weighted by ``weights`` (module docstring).
     """
     order = np.argsort(x, kind="stable")
     xs = x[order]
@@ -52,6 +69,10 @@ def r_lowess_fit(x: np.ndarray, y: np.ndarray, weights: np.ndarray | None = None
     ws = None if weights is None else weights[order]
     if delta is None:
         delta = 0.01 * (xs[-1] - xs[0])
+    if counts is not None:
+        out = np.empty(x.shape[0])
+        out[order] = _clowess_counts(xs, ys, ws, counts[order], f, delta)
+        return out
     fitted_sorted = _clowess_pass(xs, ys, ws, f, delta)
     # approx(..., ties = mean): one value per distinct x, the mean of its fits
     _, first, inverse = np.unique(xs, return_index=True, return_inverse=True)
@@ -143,3 +164,101 @@ def _local_line(x: np.ndarray, y: np.ndarray, w: np.ndarray | None, i: int, nlef
             slope = (xi - centre) / spread
             kern = kern * (slope * (xw - centre) + 1.0)
     return float(np.dot(kern, y[nleft:stop]))
+
+
+def _clowess_counts(x: np.ndarray, y: np.ndarray, w: np.ndarray | None, counts: np.ndarray,
+                    f: float, delta: float) -> np.ndarray:
+    """:func:`_clowess_pass` of the expanded rows, one value per sorted row (module
+    docstring, "Frequency weights"); positions are 0-based observations."""
+    m = x.shape[0]
+    cum = np.cumsum(counts.astype(np.int64))
+    n = int(cum[-1])
+    fit = np.empty(m)
+    if n < 2:
+        fit[:] = y
+        return fit
+    row_of = _RowOf(cum)
+    ns = max(2, min(n, int(f * n + 1e-7)))
+    x_range = x[-1] - x[0]
+    nleft, last, i = 0, -1, 0
+    while True:
+        nleft = _slide_positions(x, row_of, i, nleft, ns, n)
+        ri = row_of(i)
+        value = _local_line_counts(x, y, w, cum, row_of, i, nleft, nleft + ns - 1, x_range)
+        if last < i - 1:  # skipped rows: interpolated between the fitted neighbours
+            a, b = row_of(last + 1), row_of(i - 1)
+            x_last, fit_last = x[row_of(last)], fit[row_of(last)]
+            alpha = (x[a:b + 1] - x_last) / (x[ri] - x_last)
+            fit[a:b + 1] = alpha * value + (1.0 - alpha) * fit_last
+        fit[ri] = value
+        tie_end = int(np.searchsorted(x, x[ri], side="right")) - 1  # last row tied with ri
+        fit[ri + 1:tie_end + 1] = value
+        last = int(cum[tie_end]) - 1
+        beyond_row = int(np.searchsorted(x, x[ri] + delta, side="right"))
+        beyond = n if beyond_row == m else int(cum[beyond_row - 1]) if beyond_row else 0
+        i = max(last + 1, beyond - 1)
+        if last >= n - 1:
+            return fit
+
+
+class _RowOf:
+    """The sorted row holding each observation position (``F_{j-1} <= p < F_j``)."""
+
+    def __init__(self, cum: np.ndarray) -> None:
+        self.cum = cum
+        self.starts = np.concatenate(([0], cum[:-1]))  # first position of each row
+
+    def __call__(self, position: int) -> int:
+        return int(np.searchsorted(self.cum, position, side="right"))
+
+
+def _slide_positions(x: np.ndarray, row_of: _RowOf, i: int, nleft: int, ns: int,
+                     n: int) -> int:
+    """:func:`_slide_window` on positions: the scores at positions are their rows'."""
+    xi = x[row_of(i)]
+    lo, hi = nleft, n - ns
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if xi - x[row_of(mid)] > x[row_of(mid + ns)] - xi:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+def _local_line_counts(x: np.ndarray, y: np.ndarray, w: np.ndarray | None, cum: np.ndarray,
+                       row_of: _RowOf, i: int, nleft: int, nright: int,
+                       x_range: float) -> float:
+    """:func:`_local_line` on the positions ``[nleft, nright]``: each row weighted by its
+    copies inside them."""
+    ri = row_of(i)
+    xi = x[ri]
+    h = max(xi - x[row_of(nleft)], x[row_of(nright)] - xi)
+    h9 = 0.999 * h
+    h1 = 0.001 * h
+    stop = nright + 1  # positions [nleft, stop)
+    if h == 0.0:
+        tie_end = int(np.searchsorted(x, xi, side="right"))
+        stop = max(stop, int(cum[tie_end - 1]))
+    a, b = row_of(nleft), row_of(stop - 1)
+    starts = row_of.starts[a:b + 1]
+    copies = (np.minimum(cum[a:b + 1], stop) - np.maximum(starts, nleft)).astype(np.float64)
+    xw = x[a:b + 1]
+    r = np.abs(xw - xi)
+    u = r / h if h > 0 else np.zeros_like(r)
+    v = 1.0 - u * u * u
+    kern = np.where(r <= h9, np.where(r <= h1, 1.0, v * v * v), 0.0)
+    if w is not None:
+        kern = kern * w[a:b + 1]
+    kern = kern * copies
+    total = kern.sum()
+    if total <= 0.0:
+        return float(y[ri])
+    kern = kern / total
+    if h > 0.0:
+        centre = np.dot(kern, xw)
+        spread = np.dot(kern, (xw - centre) ** 2)
+        if np.sqrt(spread) > 0.001 * x_range:
+            slope = (xi - centre) / spread
+            kern = kern * (slope * (xw - centre) + 1.0)
+    return float(np.dot(kern, y[a:b + 1]))

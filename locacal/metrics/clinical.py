@@ -271,8 +271,9 @@ def calibration_errors(scores: Any, labels: Any, *, weights: Any = None,
 
         The lowess and loess fits are not clipped to [0, 1], as in R.
     frequency_weights : array-like of shape (n,), optional
-        Counts of identical observations: the summaries of the expanded rows (every smoother
-        but R's ``"lowess"``, whose window counts rows: use ``"loess"`` or ``"local"``).
+        Counts of identical observations: the summaries of the expanded rows, with every
+        smoother (R's ``"lowess"``: clowess run on the observations, its window of
+        ``floor(2/3 N)`` of them; :mod:`locacal.metrics._r_lowess`).
 
     Returns
     -------
@@ -286,11 +287,9 @@ def calibration_errors(scores: Any, labels: Any, *, weights: Any = None,
     counts = both.counts
     check_choice(smoother, ("lowess", "loess", *[m for m in METHODS if m != "lowess"]),
                  "smoother")
-    if smoother == "lowess":
-        if counts is not None:
-            raise ValueError("smoother: R's lowess counts rows, so it takes no "
-                             "frequency_weights; use smoother='loess' or 'local'")
-        fitted = r_lowess_fit(s, y, w)
+    if smoother == "lowess":  # with counts: clowess of the expanded rows, never built
+        fitted = (r_lowess_fit(s, y, w) if counts is None
+                  else r_lowess_fit(s, y, both.relative, counts=counts))
     elif smoother == "loess":
         from locacal.curves.local import local_estimate
 

@@ -163,7 +163,7 @@ def _corp(sample: PreparedSample) -> Any:
 
 
 def _errors(sample: PreparedSample) -> Any:
-    return calibration_errors(sample.scores, sample.labels, weights=sample.weights)
+    return calibration_errors(sample.scores, sample.labels, **_split_weights(sample))
 
 
 def _split_weights(sample: PreparedSample) -> dict[str, Any]:
@@ -402,9 +402,9 @@ _TABLE = (
 METRICS: MappingProxyType[str, Metric] = MappingProxyType({m.name: m for m in _TABLE})
 
 
-#: Metrics whose smoother counts rows (R's lowess of the ICI family, the smooth ECE's own
-#: kernel) or that take no weights (KL): not available with frequency_weights.
-NOT_WITH_COUNTS = frozenset({"ici", "e50", "e90", "emax", "smece", "kl"})
+#: Metrics whose smoother counts rows (the smooth ECE's own kernel) or that take no weights
+#: (KL): not available with frequency_weights.
+NOT_WITH_COUNTS = frozenset({"smece", "kl"})
 
 
 def _names(metrics: Iterable[str]) -> tuple[str, ...]:

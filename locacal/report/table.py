@@ -202,9 +202,9 @@ def calibration_report(scores: Any, labels: Any, *, true_p: Any = None, weights:
     frequency_weights : array-like, optional
         Counts (a row stands for that many identical observations): every value equals the
         report of the expanded rows, and ``ci`` resamples observations (multinomial counts
-        per row) and draws each observation's null label; the metrics whose smoothers count
-        rows (ICI, E50, E90, Emax: R's lowess; smooth ECE) are NaN
-        (:data:`locacal.metrics.registry.NOT_WITH_COUNTS`).
+        per row) and draws each observation's null label; the smooth ECE, whose kernel
+        counts rows, is NaN (:data:`locacal.metrics.registry.NOT_WITH_COUNTS`). The ICI,
+        E50, E90 and Emax are R's lowess of the expanded rows.
     threshold : float, default 0.5
         Classification threshold for accuracy, sensitivity, specificity and the slides' ECE.
     clinical : bool, default False
