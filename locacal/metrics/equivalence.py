@@ -222,12 +222,12 @@ def calibration_equivalence_test(scores: Any, labels: Any, *, margin: float,
         The largest acceptable value of the measure (> 0), on its own scale (the LCS is a
         squared gap).
     measure : {"ici", "ece", "lcs", "sup"}, default "ici"
-        ``"ici"``: Austin & Steyerberg's ICI, mean |lowess(s, d, iter = 0) - s|
+        ``"ici"``: Austin & Steyerberg's ICI, mean ``|lowess(s, d, iter = 0) - s|``
         (:func:`locacal.metrics.calibration_errors`); ``"ece"``: :func:`locacal.metrics.ece`
         (10 quantile bins); ``"lcs"``: :func:`locacal.metrics.lcs` (defaults);
         ``"sup"``: the largest absolute local mean residual ``|mean(y - s)|`` over windows of
         the 10 % nearest scores centred at 101 points spanning the 5 %-95 % score quantiles,
-        an estimate of sup |g(x) - x| over that range, averaged over each window (its own
+        an estimate of sup ``|g(x) - x|`` over that range, averaged over each window (its own
         resampling here; the simultaneous bands of ``calibration_curve(band="simultaneous")``
         are not used).
     level : float, default 0.95

@@ -319,7 +319,7 @@ def compare_models(scores: Any, labels: Any, *, metrics: Sequence[str] | None = 
     Notes
     -----
     *AUC*: DeLong et al. (1988) with the fast structural components of Sun & Xu (2014):
-    z = (A_a - A_b) / se, se² = var_a + var_b - 2 cov_ab, p = 2 Φ(-|z|), interval
+    z = (A_a - A_b) / se, se² = var_a + var_b - 2 cov_ab, p = 2 Φ(-``|z|``), interval
     (A_a - A_b) ± z_{(1+level)/2} se; equal to R's ``pROC::roc.test(roc_a, roc_b, method =
     "delong", paired = TRUE)`` (``direction = "<"``) to 1e-12.
 
