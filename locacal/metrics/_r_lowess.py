@@ -138,24 +138,33 @@ def _local_line(x: np.ndarray, y: np.ndarray, w: np.ndarray | None, i: int, nlef
     """clowess's ``lowest``: tricube-weighted local line at x_i on the window [nleft, nright]."""
     xi = x[i]
     h = max(xi - x[nleft], x[nright] - xi)
-    h9 = 0.999 * h
-    h1 = 0.001 * h
     # clowess scans right from nleft until a point beyond 0.999 h on the right. The window
     # was slid so that x[nright + 1] - x_i >= h: with h > 0 the scan ends at nright + 1; with
     # h = 0 (a window of ties) it takes in every tie of x_i.
     stop = nright + 1
     if h == 0.0:
         stop = max(stop, int(np.searchsorted(x, xi, side="right")))
-    xw = x[nleft:stop]
+    return _weighted_line(xi, h, x[nleft:stop], y[nleft:stop], float(y[i]), x_range,
+                          None if w is None else w[nleft:stop])
+
+
+def _weighted_line(xi: float, h: float, xw: np.ndarray, yw: np.ndarray, fallback: float,
+                   x_range: float, *multipliers: np.ndarray | None) -> float:
+    """clowess's tricube-weighted local line at ``xi`` through the window ``(xw, yw)`` of
+    half-width ``h``; the kernel is multiplied by each of ``multipliers`` (case weights,
+    copies) in turn. ``fallback`` where every weight is 0."""
+    h9 = 0.999 * h
+    h1 = 0.001 * h
     r = np.abs(xw - xi)
     u = r / h if h > 0 else np.zeros_like(r)
     v = 1.0 - u * u * u
     kern = np.where(r <= h9, np.where(r <= h1, 1.0, v * v * v), 0.0)
-    if w is not None:
-        kern = kern * w[nleft:stop]
+    for multiplier in multipliers:
+        if multiplier is not None:
+            kern = kern * multiplier
     total = kern.sum()
     if total <= 0.0:
-        return float(y[i])
+        return fallback
     kern = kern / total
     if h > 0.0:
         centre = np.dot(kern, xw)
@@ -163,7 +172,7 @@ def _local_line(x: np.ndarray, y: np.ndarray, w: np.ndarray | None, i: int, nlef
         if np.sqrt(spread) > 0.001 * x_range:
             slope = (xi - centre) / spread
             kern = kern * (slope * (xw - centre) + 1.0)
-    return float(np.dot(kern, y[nleft:stop]))
+    return float(np.dot(kern, yw))
 
 
 def _clowess_counts(x: np.ndarray, y: np.ndarray, w: np.ndarray | None, counts: np.ndarray,
@@ -234,8 +243,6 @@ def _local_line_counts(x: np.ndarray, y: np.ndarray, w: np.ndarray | None, cum: 
     ri = row_of(i)
     xi = x[ri]
     h = max(xi - x[row_of(nleft)], x[row_of(nright)] - xi)
-    h9 = 0.999 * h
-    h1 = 0.001 * h
     stop = nright + 1  # positions [nleft, stop)
     if h == 0.0:
         tie_end = int(np.searchsorted(x, xi, side="right"))
@@ -243,22 +250,5 @@ def _local_line_counts(x: np.ndarray, y: np.ndarray, w: np.ndarray | None, cum: 
     a, b = row_of(nleft), row_of(stop - 1)
     starts = row_of.starts[a:b + 1]
     copies = (np.minimum(cum[a:b + 1], stop) - np.maximum(starts, nleft)).astype(np.float64)
-    xw = x[a:b + 1]
-    r = np.abs(xw - xi)
-    u = r / h if h > 0 else np.zeros_like(r)
-    v = 1.0 - u * u * u
-    kern = np.where(r <= h9, np.where(r <= h1, 1.0, v * v * v), 0.0)
-    if w is not None:
-        kern = kern * w[a:b + 1]
-    kern = kern * copies
-    total = kern.sum()
-    if total <= 0.0:
-        return float(y[ri])
-    kern = kern / total
-    if h > 0.0:
-        centre = np.dot(kern, xw)
-        spread = np.dot(kern, (xw - centre) ** 2)
-        if np.sqrt(spread) > 0.001 * x_range:
-            slope = (xi - centre) / spread
-            kern = kern * (slope * (xw - centre) + 1.0)
-    return float(np.dot(kern, y[a:b + 1]))
+    return _weighted_line(xi, h, x[a:b + 1], y[a:b + 1], float(y[ri]), x_range,
+                          None if w is None else w[a:b + 1], copies)
