@@ -922,6 +922,24 @@ MAX_GRID_POINTS = 2**16
 MAX_RESAMPLES = 10**6
 
 
+def spawn_seeds(seed: Any, n: int) -> list[np.random.SeedSequence]:
+    """``n`` independent child streams of a seed that :func:`check_seed` accepted.
+
+    A SeedSequence keeps its spawn key (the children of a child are not its root's) and is
+    not itself advanced: its copy spawns, so the same SeedSequence always gives the same
+    children, and child i is the same whatever ``n`` is. A Generator or BitGenerator gives one
+    draw of entropy; an int or a sequence of ints is the root's entropy; None is fresh
+    entropy.
+    """
+    if isinstance(seed, np.random.SeedSequence):
+        root = np.random.SeedSequence(seed.entropy, spawn_key=seed.spawn_key)
+    elif isinstance(seed, np.random.Generator | np.random.BitGenerator):
+        root = np.random.SeedSequence(int(np.random.default_rng(seed).integers(2**63)))
+    else:
+        root = np.random.SeedSequence(seed)
+    return root.spawn(n)
+
+
 def check_grid_size(value: Any, name: str = "grid_size", *, minimum: int = 2) -> int:
     """Validate the number of points (or cells) of a grid over [0, 1]: ``minimum`` to
     :data:`MAX_GRID_POINTS`."""

@@ -173,3 +173,14 @@ def test_cli_by_writes_groups_and_flags(tmp_path):
                           "score", "--label", "y", "--by", "region", "--out",
                           str(tmp_path / "o2")], capture_output=True, text=True)
     assert bad.returncode == 2 and "row 5" in bad.stderr
+
+
+def test_grouped_test_seeded_by_a_child_seed_sequence_keeps_its_spawn_key():
+    """Sibling SeedSequences share their entropy; their groups' streams must still differ."""
+    s, d, g = grouped_sample(10, groups=2, size=300)
+    first, second = np.random.SeedSequence(5).spawn(2)
+    a = locacal.calibration_test(s, d, by=g, n_resamples=99, seed=first)
+    b = locacal.calibration_test(s, d, by=g, n_resamples=99, seed=second)
+    assert not np.array_equal(a.results["g00"].null, b.results["g00"].null)
+    again = locacal.calibration_test(s, d, by=g, n_resamples=99, seed=first)
+    np.testing.assert_array_equal(a.results["g00"].null, again.results["g00"].null)

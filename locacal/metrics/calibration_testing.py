@@ -33,6 +33,7 @@ from locacal._validation import (
     plain,
     positive_weight_rows,
     public_api,
+    spawn_seeds,
     warn,
 )
 from locacal.data.frequency import weighting
@@ -365,7 +366,7 @@ def _grouped_test(scores: Any, labels: Any, weights: Any, frequency_weights: Any
         warn(f"with {len(groups)} groups and n_resamples={n_resamples} the family-wise "
              f"p-value cannot fall below about {(len(groups) + 1) / (n_resamples + 1):.2g}; "
              f"use n_resamples >= {int(np.ceil((len(groups) + 1) / _FAMILY_LEVEL)) - 1}")
-    streams = np.random.SeedSequence(_entropy(seed)).spawn(len(groups))
+    streams = spawn_seeds(seed, len(groups))
     results = {}
     for (group, rows), stream in zip(groups, streams, strict=True):
         results[group] = calibration_test(
@@ -376,15 +377,6 @@ def _grouped_test(scores: Any, labels: Any, weights: Any, frequency_weights: Any
                                    [r.null for r in results.values()])
     return GroupedTestResult(STATISTICS[statistic].label, groups.name, results, family,
                              adjusted)
-
-
-def _entropy(seed: Any) -> Any:
-    """The entropy of a SeedSequence from anything ``seed`` may be (a Generator draws it)."""
-    if isinstance(seed, np.random.SeedSequence):
-        return seed.entropy
-    if isinstance(seed, np.random.Generator | np.random.BitGenerator) or seed is None:
-        return int(np.random.default_rng(seed).integers(2**63))
-    return seed
 
 
 def _one_test(s: np.ndarray, y: np.ndarray, w: np.ndarray | None, spec: CalibrationStatistic,

@@ -14,7 +14,7 @@ import numpy as np
 from joblib import Parallel, delayed
 from tqdm.auto import tqdm
 
-from locacal._validation import check_bool, check_int, check_seed
+from locacal._validation import check_bool, check_int, check_seed, spawn_seeds
 
 __all__ = ["child_seeds", "parallel_map"]
 
@@ -27,12 +27,7 @@ def child_seeds(seed: Any, n: int) -> list[np.random.SeedSequence]:
     Child i is the same whatever ``n`` is, so a run of 20 replications reproduces the first 20
     of a run of 200.
     """
-    seed = check_seed(seed, kind="spawn")
-    if isinstance(seed, np.random.SeedSequence):
-        root = np.random.SeedSequence(seed.entropy, spawn_key=seed.spawn_key)
-    else:
-        root = np.random.SeedSequence(seed)
-    return root.spawn(n)
+    return spawn_seeds(check_seed(seed, kind="spawn"), n)
 
 
 def parallel_map(func: Callable[..., T], tasks: Sequence[Any], *, n_jobs: int | None = -1,
