@@ -30,7 +30,8 @@ import numpy as np
 
 from locacal._validation import check_aligned, check_frequency_weights, check_weights
 
-__all__ = ["Weighting", "bootstrap_counts", "weighting"]
+__all__ = ["Weighting", "bootstrap_counts", "consistency_counts", "split_by_label",
+           "weighting"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -116,3 +117,22 @@ def bootstrap_counts(rng: np.random.Generator, counts: np.ndarray | None, n: int
         return rng.multinomial(n, np.full(n, 1.0 / n), size=size)
     total = int(counts.sum())
     return rng.multinomial(total, counts / counts.sum(), size=size)
+
+
+def split_by_label(scores: np.ndarray, weights: np.ndarray | None
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """Grouped rows ready for a consistency draw: every row twice, first as an event row
+    (label 1) then as a non-event row (label 0), with its score and relative weight; a draw
+    gives their counts (:func:`consistency_counts`)."""
+    labels = np.concatenate([np.ones_like(scores), np.zeros_like(scores)])
+    both = None if weights is None else np.concatenate([weights, weights])
+    return np.concatenate([scores, scores]), labels, both
+
+
+def consistency_counts(rng: np.random.Generator, scores: np.ndarray,
+                       counts: np.ndarray) -> np.ndarray:
+    """Frequency weights of :func:`split_by_label`'s rows in one consistency draw: each of a
+    row's f observations draws its own label, D ~ Bernoulli(s), so the row holds
+    Binomial(f, s) events and the rest non-events (the expanded rows' draw, grouped)."""
+    events = rng.binomial(counts.astype(np.int64), scores).astype(np.float64)
+    return np.concatenate([events, counts - events])

@@ -36,7 +36,7 @@ from locacal._validation import (
     spawn_seeds,
     warn,
 )
-from locacal.data.frequency import weighting
+from locacal.data.frequency import consistency_counts, split_by_label, weighting
 from locacal.data.groups import split_by
 from locacal.metrics._null_statistics import (
     BatchBuilder,
@@ -447,13 +447,10 @@ def _test_with_counts(s: np.ndarray, y: np.ndarray, w: np.ndarray, counts: np.nd
             raise ValueError(f"the {spec.label} is undefined on these data (a window or bin "
                              "with zero total weight, or scores all in {0, 1/2, 1}?)")
         rng = np.random.default_rng(seed)
-        s2, w2 = np.concatenate([s, s]), np.concatenate([w, w])
-        y2 = np.concatenate([np.ones_like(s), np.zeros_like(s)])
-        whole = counts.astype(np.int64)
+        s2, y2, w2 = split_by_label(s, w)
         null = np.empty(n_resamples)
         for b in range(n_resamples):
-            events = rng.binomial(whole, s).astype(np.float64)
-            null[b] = compute(s2, y2, w2, np.concatenate([events, counts - events]))
+            null[b] = compute(s2, y2, w2, consistency_counts(rng, s, counts))
     exceed = int(np.count_nonzero(null >= observed - _TIE_RTOL * abs(observed)))
     pvalue = (1.0 + exceed) / (1.0 + n_resamples)
     return CalibrationTestResult(observed, pvalue, null, "resampling", spec.label, n)

@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterator, Sequence
 import numpy as np
 
 from locacal._validation import CalibrationWarning, warn
-from locacal.data.frequency import bootstrap_counts
+from locacal.data.frequency import bootstrap_counts, consistency_counts, split_by_label
 from locacal.metrics._null_statistics import binned_batch, lcs_batch, mcb_batch, wmse_batch
 from locacal.metrics.equivalence import NORM_POWER, norm_interval
 from locacal.metrics.registry import evaluate
@@ -291,13 +291,9 @@ def _null_values_counts(names: Sequence[str], scores: np.ndarray, weights: np.nd
     """:func:`null_values` of grouped rows (frequency weights), one evaluation per draw."""
     wanted = [m for m in names if m in NULL_METRICS]
     values = np.full((n_draws, len(wanted)), np.nan)
-    s2 = np.concatenate([scores, scores])
-    y2 = np.concatenate([np.ones_like(scores), np.zeros_like(scores)])
-    w2 = None if weights is None else np.concatenate([weights, weights])
-    whole = counts.astype(np.int64)
+    s2, y2, w2 = split_by_label(scores, weights)
     for b in range(n_draws):
-        events = rng.binomial(whole, scores).astype(np.float64)
-        f2 = np.concatenate([events, counts - events])
+        f2 = consistency_counts(rng, scores, counts)
         if wanted:
             row = _quiet(lambda f2=f2: evaluate(wanted, s2, y2, weights=w2,
                                                 frequency_weights=f2, threshold=threshold))
