@@ -180,3 +180,49 @@ def test_r_locfit_with_counts_and_fixed_h_equals_expanded_rows(family, evaluatio
     _same_curve(lambda: LocalRegressionCalibrator(
         degree=degree, kernel="tricube", nn=None, h=0.1, evaluation=evaluation,
         backend="locfit", family=family, clip=False), degree)
+
+
+def _dask_pair(relative: bool):
+    da = pytest.importorskip("dask.array")
+    rng = np.random.default_rng(0)
+    s = np.round(rng.uniform(0.01, 0.99, 400), 3)
+    y = (rng.uniform(size=400) < s).astype(float)
+    f = rng.integers(0, 5, 400).astype(float)
+    f[:100] = 0.0  # a partition without observations
+    w = np.round(rng.uniform(0.5, 2.0, 400), 2) if relative else None
+    rep = f.astype(int)
+
+    def lazy(x, chunks):
+        return None if x is None else da.from_array(x, chunks=chunks)
+
+    grouped = dict(scores=lazy(s, 100), labels=lazy(y, 100), weights=lazy(w, 100),
+                   frequency_weights=lazy(f, 100))
+    expanded = dict(scores=lazy(np.repeat(s, rep), 250), labels=lazy(np.repeat(y, rep), 250),
+                    weights=lazy(None if w is None else np.repeat(w, rep), 250))
+    return grouped, expanded
+
+
+@pytest.mark.parametrize("relative", [False, True])
+@pytest.mark.parametrize("name", ["lcs", "ece", "brier_score"])
+def test_dask_metrics_with_counts_equal_the_expanded_rows(name, relative):
+    import locacal
+
+    grouped, expanded = _dask_pair(relative)
+    metric = getattr(locacal, name)
+    assert abs(metric(**grouped) - metric(**expanded)) <= TOL
+
+
+def test_dask_curve_and_report_with_counts_equal_the_expanded_rows():
+    from locacal import calibration_curve, calibration_report
+
+    grouped, expanded = _dask_pair(True)
+    grid = np.linspace(0.05, 0.95, 10)
+    for method in ("binning", "local"):
+        a = calibration_curve(**grouped, method=method, grid=grid)
+        b = calibration_curve(**expanded, method=method, grid=grid)
+        for name in ("estimate", "lower", "upper", "counts"):
+            np.testing.assert_allclose(getattr(a, name), getattr(b, name), rtol=0, atol=TOL)
+    ra, rb = calibration_report(**grouped), calibration_report(**expanded)
+    numbers = ra.index[[np.issubdtype(type(v), np.number) for v in ra.to_numpy()]]
+    np.testing.assert_allclose(ra[numbers].astype(float), rb[numbers].astype(float),
+                               rtol=1e-10, atol=TOL, equal_nan=True)
