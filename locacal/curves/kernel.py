@@ -6,8 +6,9 @@ from typing import Any
 
 import numpy as np
 
-from locacal._validation import check_bandwidth, check_choice
+from locacal._validation import MIN_BANDWIDTH, check_bandwidth, check_choice, warn
 from locacal.curves._base import BaseCalibrator
+from locacal.curves._kernel_selection import grouped_bandwidth
 from locacal.curves.bands import proportion_band
 from locacal.curves.simultaneous import SupTNull, gaussian_kernel_rows, linear_smoother_null
 from locacal.density import bw_nrd0
@@ -44,7 +45,12 @@ class KernelCalibrator(BaseCalibrator):
         ``"nrd0"``: R's rule of thumb on the scores (:func:`locacal.density.bw_nrd0`),
         instant; ``"cv_ls"`` and ``"aic"``: statsmodels' data-driven choices (least-squares
         cross-validation, AIC of Hurvich et al. 1998), O(n^2) per optimiser step, without
-        weights only.
+        case weights. With ``frequency_weights`` they are the expanded rows' criteria
+        computed from the rows (leaving out one copy of a row leaves its other copies;
+        :mod:`locacal.curves._kernel_selection`), so the bandwidth equals statsmodels' on
+        the expanded rows. A search that ends at or below 0 (the criterion falls towards
+        b = 0, as cross-validation does when copies of a row predict each other's left-out
+        label) warns and keeps ``|b|`` (at least the minimum above).
     clip : bool, default True
         Clip the map to [0, 1].
 
@@ -91,11 +97,19 @@ class KernelCalibrator(BaseCalibrator):
         check_choice(self.reg_type, REG_TYPES, "reg_type")
         if isinstance(self.bw, str):
             check_choice(self.bw, BANDWIDTH_RULES, "bw")
-            if w is not None and self.bw != "nrd0":
+            counts = self.frequency_weights_
+            case_weights = w is not None and (counts is None or not np.array_equal(w, counts))
+            if self.bw != "nrd0" and case_weights:
                 raise ValueError(f"bw: {self.bw!r} bandwidth selection is statsmodels' and "
-                                 "takes no weights; give a number or 'nrd0'")
-            self.bandwidth_ = (bw_nrd0(s, w, counts=self.frequency_weights_)
-                               if self.bw == "nrd0" else _select(s, y, self.bw, self.reg_type))
+                                 "takes no case weights (frequency_weights alone are "
+                                 "fine); give a number or 'nrd0'")
+            if self.bw == "nrd0":
+                self.bandwidth_ = bw_nrd0(s, w, counts=counts)
+            elif counts is not None:  # the expanded rows' criterion, from the rows
+                self.bandwidth_ = grouped_bandwidth(s, y, counts, self.bw, self.reg_type)
+            else:
+                self.bandwidth_ = _select(s, y, self.bw, self.reg_type)
+            self.bandwidth_ = _positive(self.bandwidth_, self.bw)
         else:
             self.bandwidth_ = check_bandwidth(self.bw, "bw")
         self.scores_, self.labels_, self.weights_ = s, y, w
@@ -129,12 +143,27 @@ class KernelCalibrator(BaseCalibrator):
         return {"reg_type": self.reg_type, "bw": self.bandwidth_}
 
 
+def _positive(bandwidth: float, rule: str) -> float:
+    """The selected bandwidth, made positive: statsmodels' search is unbounded and the
+    Gaussian kernel even in b, so a search that crossed 0 found |b|; that happens when the
+    criterion falls towards b = 0 (copies of a row, or tied scores of one label, predict
+    each other's left-out observation), which is worth a warning."""
+    if not bandwidth > MIN_BANDWIDTH:
+        warn(f"bw={rule!r}: the criterion decreases towards bandwidth 0 (tied or copied "
+             f"scores predict each other's left-out label); its search ended at "
+             f"{bandwidth:.3g}, so the curve interpolates the labels of tied scores; give "
+             "a number or 'nrd0'")
+    return max(abs(bandwidth), MIN_BANDWIDTH)
+
+
 def _select(s: np.ndarray, y: np.ndarray, rule: str, reg_type: str) -> float:
     """statsmodels' data-driven bandwidth (``cv_ls`` or ``aic``)."""
     from statsmodels.nonparametric.kernel_regression import KernelReg
 
     # rng only seeds statsmodels' optional sub-sampling of the bandwidth search (unused)
-    model = KernelReg(y, s, var_type="c", reg_type=reg_type, bw=rule,
-                      rng=np.random.default_rng(0))
+    # the optimiser tries bandwidths so small that windows are empty (0 / 0): its business
+    with np.errstate(invalid="ignore", divide="ignore"):
+        model = KernelReg(y, s, var_type="c", reg_type=reg_type, bw=rule,
+                          rng=np.random.default_rng(0))
     return float(model.bw[0])
 
