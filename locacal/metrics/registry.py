@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from locacal._validation import plain, public_api, warn
@@ -158,8 +157,7 @@ def _cached(key: str, table: Callable[[PreparedSample], Any],
 def _corp(sample: PreparedSample) -> Any:
     """CORP from the shared sort (the prepared sample holds positive weights only)."""
     ordered = sample.sorted
-    return corp_from_sorted(ordered.scores, ordered.labels.astype(np.float64),
-                            ordered.weights)
+    return corp_from_sorted(ordered.scores, sample.sorted_y, ordered.weights)
 
 
 def _errors(sample: PreparedSample) -> Any:
