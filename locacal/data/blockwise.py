@@ -49,7 +49,7 @@ def pairwise_sums(n: int, terms: Callable[[slice], Sequence[np.ndarray]],
     """
     def total(lo: int, hi: int) -> list[float]:
         m = hi - lo
-        if m <= size:
+        if m <= max(size, 128):  # NumPy adds runs of up to 128 values without halving
             return [np.add.reduce(t) for t in terms(slice(lo, hi))]
         half = m // 2
         half -= half % 8
