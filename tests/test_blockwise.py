@@ -86,3 +86,19 @@ def test_unit_auc_and_confusion_are_the_summed_weights(decimals):
     pred, hit = s >= 0.5, y == 1.0
     assert (c.tp, c.tn, c.fp, c.fn) == (float(w[pred & hit].sum()), float(w[~pred & ~hit].sum()),
                                         float(w[pred & ~hit].sum()), float(w[~pred & hit].sum()))
+
+
+def test_label_counts_equal_the_prefix_sums():
+    """Events per sorted row range counted by blocks equal the prefix-sum differences."""
+    from locacal.data.sample import sort_sample
+
+    rng = np.random.default_rng(11)
+    for n in (1, 5, 65_536, 65_537, 200_000):
+        s, y = rng.uniform(size=n), (rng.uniform(size=n) < 0.3).astype(float)
+        lo = rng.integers(0, n + 1, 50)
+        hi = np.maximum(lo, rng.integers(0, n + 1, 50))
+        lo[:2], hi[:3] = 0, n
+        got = sort_sample(s, y, None).label_counts(lo, hi)
+        expected = sort_sample(s, y, None).range_sum("y", lo, hi)
+        assert got.dtype == expected.dtype
+        np.testing.assert_array_equal(got, expected)

@@ -51,8 +51,8 @@ def knn_means(sample: SortedSample, points: np.ndarray, k: float) -> np.ndarray:
     """
     r = knn_runs(sample.scores, sample.weights, points, k)
     if sample.weights is None:  # label counts: integers, exact in any form
-        wy_in = sample.range_sum("y", r.a_in, r.b_in)
-        wy_edge = sample.range_sum("y", r.a_all, r.b_all) - wy_in
+        wy_in = sample.label_counts(r.a_in, r.b_in)
+        wy_edge = sample.label_counts(r.a_all, r.b_all) - wy_in
     else:
         cwy = np.concatenate([[0.0], np.cumsum(np.where(sample.labels, sample.weights, 0.0))])
         wy_in = cwy[r.b_in] - cwy[r.a_in]
