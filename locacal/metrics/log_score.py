@@ -58,7 +58,11 @@ def log_loss_of_sample(s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> fl
     (:func:`~locacal.data.blockwise.pairwise_sums`: the same bits, small temporaries)."""
     def terms(rows: slice) -> tuple[np.ndarray, ...]:
         p = np.clip(s[rows], LOG_LOSS_EPS, 1.0 - LOG_LOSS_EPS)
-        losses = -np.where(y[rows] == 1.0, np.log(p), np.log1p(-p))
+        # -log(1 - p) for the non-events, -log(p) for the events: each logarithm where needed
+        losses = np.negative(p)
+        np.log1p(losses, out=losses)
+        np.log(p, out=losses, where=y[rows] == 1.0)
+        np.negative(losses, out=losses)
         return (losses,) if w is None else (losses * w[rows], w[rows])
 
     sums = pairwise_sums(s.size, terms)
