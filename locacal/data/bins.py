@@ -236,8 +236,10 @@ def _sorted_statistics(sample: Sample, b: SortedBins) -> BinStatistics:
     else:
         weight = b.sums(sorted_.weights)
         weight_sq = b.sums(sorted_.weights**2)
-    label_sum = b.sums(sample.sorted_y if sorted_.weights is None
-                       else sorted_.weights * sample.sorted_y)
+    # unweighted: event counts, summed from the boolean labels (the same exact integers as
+    # from their 0.0/1.0 copy, which is not made)
+    label_sum = (np.add.reduceat(sorted_.labels, b.starts, dtype=np.float64)
+                 if sorted_.weights is None else b.sums(sorted_.weights * sample.sorted_y))
     score_sum = b.sums(sorted_.scores if sorted_.weights is None
                        else sorted_.weights * sorted_.scores)
     return _kept(count, weight, weight_sq, label_sum, score_sum, b.upper)

@@ -137,12 +137,13 @@ def corp_decomposition(scores: Any, labels: Any, *, weights: Any = None,
     else:
         s, y, w = positive_weight_rows(s, y, w)
     ordered = sort_sample(s, y, w, counts)  # ties by label, then weight: the registry's too
-    return corp_from_sorted(ordered.scores, ordered.labels.astype(np.float64), ordered.weights)
+    return corp_from_sorted(ordered.scores, ordered.labels, ordered.weights)
 
 
 def corp_from_sorted(s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> pd.Series:
     """:func:`corp_decomposition` of validated data sorted by score, positive weights only
-    (the metric registry's shared sort serves it).
+    (the metric registry's shared sort serves it). ``y``: the labels, boolean or 0.0/1.0
+    (booleans enter the arithmetic as 0.0 and 1.0: the same numbers).
 
     The Brier score ``sum w (y - s)^2 / sum w`` is summed pairwise, as ``np.sum`` sums.
     Unit weights without tied scores need no pooling: each row is its own group, of weight
@@ -161,11 +162,12 @@ def corp_from_sorted(s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> pd.S
         label_sums = y
         recalibrated = squared_error(y, None, isotonic_regression(y, None)) / total
     else:
+        y = y.astype(np.float64)  # summed by reduceat: 0.0/1.0, not logical or
         groups = TiedScores.from_sorted(s, w)
         label_sums = np.add.reduceat(y if w is None else w * y, groups.starts)
         fitted = groups.recalibrate(label_sums)
         recalibrated = groups.squared_error(label_sums, fitted) / total
-    rate = float(label_sums.sum()) / total
+    rate = float(label_sums.sum()) / total  # booleans: the count of events
     unc = rate * (1.0 - rate)
     return pd.Series([score, score - recalibrated, unc - recalibrated, unc],
                      index=list(CORP_TERMS), name="corp")

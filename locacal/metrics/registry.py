@@ -158,7 +158,7 @@ def _cached(key: str, table: Callable[[PreparedSample], Any],
 def _corp(sample: PreparedSample) -> Any:
     """CORP from the shared sort (the prepared sample holds positive weights only)."""
     ordered = sample.sorted
-    return corp_from_sorted(ordered.scores, sample.sorted_y, ordered.weights)
+    return corp_from_sorted(ordered.scores, ordered.labels, ordered.weights)
 
 
 def _errors(sample: PreparedSample) -> Any:
