@@ -162,7 +162,7 @@ def corp_from_sorted(s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> pd.S
         label_sums = y
         recalibrated = squared_error(y, None, isotonic_regression(y, None)) / total
     else:
-        y = y.astype(np.float64)  # summed by reduceat: 0.0/1.0, not logical or
+        y = np.asarray(y, dtype=np.float64)  # summed by reduceat: 0.0/1.0, not logical or
         groups = TiedScores.from_sorted(s, w)
         label_sums = np.add.reduceat(y if w is None else w * y, groups.starts)
         fitted = groups.recalibrate(label_sums)
