@@ -115,22 +115,24 @@ class PreparedSample(Sample):
         return Confusion(float(hits), float(self.n - predicted - positives + hits),
                          float(predicted - hits), float(positives - hits))
 
-    def squared_errors(self) -> tuple[float, float]:
-        """``(sum w (y - s)^2, sum w)`` over the rows in their order, each as ``np.sum``
-        sums it (pairwise, :func:`locacal.data.blockwise.pairwise_sums`), computed once for
-        the Brier score and its decomposition; ``sum w`` is the number of rows without
-        weights."""
-        if "squared_errors" not in self.cache:
-            s, y, w = self.scores, self.labels, self.weights
+    def squared_errors(self, target: str = "labels") -> tuple[float, float]:
+        """``(sum w (v - s)^2, sum w)`` over the rows in their order, v the labels (or the
+        true probabilities, ``target="true_p"``), each as ``np.sum`` sums it (pairwise,
+        :func:`locacal.data.blockwise.pairwise_sums`, without 1e7-row temporaries),
+        computed once for the Brier score and its decomposition; ``sum w`` is the number of
+        rows without weights."""
+        key = ("squared_errors", target)
+        if key not in self.cache:
+            s, v, w = self.scores, self.labels if target == "labels" else self.true_p, self.weights
 
             def terms(rows: slice) -> tuple[np.ndarray, ...]:
-                d = y[rows] - s[rows]
+                d = v[rows] - s[rows]
                 d **= 2
                 return (d,) if w is None else (d * w[rows], w[rows])
 
             sums = pairwise_sums(self.n, terms)
-            self.cache["squared_errors"] = (sums[0], float(self.n)) if w is None else sums
-        return self.cache["squared_errors"]
+            self.cache[key] = (sums[0], float(self.n)) if w is None else sums
+        return self.cache[key]
 
     @cached_property
     def mann_whitney_auc(self) -> float:

@@ -136,7 +136,9 @@ def _brier_part(part: str) -> Callable[[PreparedSample], float]:
 
 
 def _true_mse(sample: PreparedSample) -> float:
-    return sample.mean((sample.true_p - sample.scores) ** 2)
+    """The weighted mean of (p - s)^2, as ``np.average`` forms it (block by block)."""
+    total, weight = sample.squared_errors("true_p")
+    return total / weight
 
 
 def _kl(sample: PreparedSample) -> float:
