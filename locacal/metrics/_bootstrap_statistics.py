@@ -1,0 +1,279 @@
+"""Metrics of many bootstrap resamples at once, from counts over one shared sort.
+
+A bootstrap resample of n rows (indices drawn with replacement, or multinomial counts of
+grouped rows) is the original sample with each row repeated c_i times. Sorted by score
+(ties by label, then weight, as :func:`locacal.data.sample.sort_sample` sorts), the
+resample is the sorted original sample with row i repeated c_i times: identical copies of a
+row are interchangeable, so nothing else about the resample's order matters. Every metric of
+the resample is therefore a function of the count vector c over the rows sorted once
+(Efron & Tibshirani 1993, *An Introduction to the Bootstrap*, §6.2: the resample as a
+vector of multinomial counts), and :class:`CountBatch` evaluates it for a ``(B, n)`` matrix
+of counts:
+
+* the means (Brier score, log loss, true MSE, accuracy, sensitivity, specificity, the CORP
+  uncertainty, Spiegelhalter's z) are ratios of sums ``sum_i c_i w_i t_i`` of per-row
+  terms t: one matrix product ``C @ T`` (Spiegelhalter's variance too: the expanded rows'
+  ``sum w^2 ...`` is ``sum_i c_i w_i^2 ...``);
+* the AUC is the Mann-Whitney statistic with ties counting one half, from the per-group
+  weighted positives and negatives of the tied-score groups and their cumulative sums;
+* the adaptive bins of sqrt(N) observations (calib_mse, calib_err, refinement) are runs of
+  the expanded sorted observations: the bin edges fall at observation positions j * size,
+  inside some row's copies, and each bin sums its full rows plus the parts of the rows cut
+  by its edges;
+* CORP's dsc (and mcb) come from one PAV fit per resample on the distinct scores it holds,
+  weighted by its counts (:func:`scipy.optimize.isotonic_regression`).
+
+Each equals the metric of :func:`locacal.metrics.registry.evaluate` on the expanded resample
+(tests check this to 1e-12).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from scipy.optimize import isotonic_regression
+
+from locacal.data.bins import default_bin_size
+from locacal.data.cells import LOG_LOSS_EPS
+from locacal.data.sample import _order_ties_by_weight
+
+__all__ = ["BATCHED", "CountBatch", "isotonic_squared_error", "sorted_order"]
+
+#: Metrics :class:`CountBatch` evaluates (the others go through the registry, one resample
+#: at a time).
+BATCHED = frozenset({
+    "brier", "true_mse", "log_loss", "accuracy", "sensitivity", "specificity",
+    "spiegelhalter_z", "auc", "calib_mse", "calib_err", "refinement", "mcb", "dsc", "unc",
+})
+
+# columns of the per-row term matrix T (each multiplied by the row's relative weight w)
+_W, _WY, _BRIER, _LOSS, _TRUE, _TP, _FP, _FN, _TN, _SPIEGEL, _SPIEGEL_VAR = range(11)
+
+
+def sorted_order(scores: np.ndarray, labels: np.ndarray,
+                 weights: np.ndarray | None) -> np.ndarray:
+    """Row order of the sample sorted by score, ties by label then by (relative) weight: the
+    order :func:`locacal.data.sample.sort_sample` gives the rows (and so the resample's
+    copies)."""
+    keys = np.left_shift(scores.view(np.uint64), np.uint64(1))
+    keys += labels != 0.0
+    order = np.argsort(keys, kind="stable")
+    if weights is not None:
+        _order_ties_by_weight(order, keys, weights)
+    return order
+
+
+class CountBatch:
+    """The metrics of bootstrap resamples given by their counts over sorted rows.
+
+    Parameters
+    ----------
+    scores, labels, weights, true_p : ndarray
+        The sample sorted by :func:`sorted_order` (``weights``: relative weights per
+        observation, positive, or None; ``true_p`` may be None).
+    threshold : float
+        Classification threshold (class 1 when score >= threshold).
+    """
+
+    def __init__(self, scores: np.ndarray, labels: np.ndarray, weights: np.ndarray | None,
+                 true_p: np.ndarray | None, threshold: float) -> None:
+        s, y = scores, labels.astype(np.float64)
+        w = np.ones_like(s) if weights is None else weights
+        self.scores, self.labels, self.w = s, y, w
+        self.weighted = weights is not None
+        p = np.clip(s, LOG_LOSS_EPS, 1.0 - LOG_LOSS_EPS)
+        pred = (s >= threshold).astype(np.float64)
+        lever = 1.0 - 2.0 * s
+        terms = np.empty((s.size, 11))
+        terms[:, _W] = 1.0
+        terms[:, _WY] = y
+        terms[:, _BRIER] = (y - s) ** 2
+        terms[:, _LOSS] = -np.where(y == 1.0, np.log(p), np.log1p(-p))
+        terms[:, _TRUE] = 0.0 if true_p is None else (true_p - s) ** 2
+        terms[:, _TP] = pred * y
+        terms[:, _FP] = pred * (1.0 - y)
+        terms[:, _FN] = (1.0 - pred) * y
+        terms[:, _TN] = (1.0 - pred) * (1.0 - y)
+        terms[:, _SPIEGEL] = (y - s) * lever
+        terms[:, _SPIEGEL_VAR] = w * lever * lever * s * (1.0 - s)  # times w once more
+        self.terms = terms * w[:, None]
+        new = np.empty(s.size, dtype=bool)
+        new[0] = True
+        np.not_equal(s[1:], s[:-1], out=new[1:])
+        self.tied = not new.all()
+        self.group_starts = np.flatnonzero(new)
+        self.wy, self.wn, self.ws = w * y, w * (1.0 - y), w * s
+        self.pos = (y == 1.0).astype(np.int64)  # integer labels for the unweighted sums
+        self.neg = 1 - self.pos
+
+    def __call__(self, names: Sequence[str], counts: np.ndarray) -> np.ndarray:
+        """``(B, len(names))`` values of the named metrics (all in :data:`BATCHED`) on the
+        resamples whose counts over the sorted rows are the rows of ``counts`` (whole
+        numbers); NaN where a resample leaves a metric undefined."""
+        c = np.asarray(counts).astype(np.int64, copy=False)
+        sums = c.astype(np.float64) @ self.terms
+        out = np.full((c.shape[0], len(names)), np.nan)
+        cache: dict[str, np.ndarray] = {}
+        with np.errstate(divide="ignore", invalid="ignore"):
+            for j, name in enumerate(names):
+                out[:, j] = self._metric(name, c, sums, cache)
+        return out
+
+    def _metric(self, name: str, c: np.ndarray, sums: np.ndarray,
+                cache: dict[str, np.ndarray]) -> np.ndarray:
+        total = sums[:, _W]
+        if name in ("brier", "true_mse", "log_loss"):
+            column = {"brier": _BRIER, "true_mse": _TRUE, "log_loss": _LOSS}[name]
+            return sums[:, column] / total
+        if name == "accuracy":
+            return (sums[:, _TP] + sums[:, _TN]) / total
+        if name == "sensitivity":
+            return _ratio(sums[:, _TP], sums[:, _TP] + sums[:, _FN])
+        if name == "specificity":
+            return _ratio(sums[:, _TN], sums[:, _TN] + sums[:, _FP])
+        if name == "spiegelhalter_z":
+            variance = sums[:, _SPIEGEL_VAR]
+            return np.where(variance > 0.0, sums[:, _SPIEGEL] / np.sqrt(variance), np.nan)
+        if name == "unc":
+            rate = sums[:, _WY] / total
+            return rate * (1.0 - rate)
+        if name == "auc":
+            return self._auc(c)
+        if name in ("calib_mse", "calib_err", "refinement"):
+            if "refinement" not in cache:
+                cache["calib_mse"], cache["refinement"] = self._adaptive(c)
+            if name == "calib_err":
+                return np.sqrt(cache["calib_mse"])
+            return cache[name]
+        if name in ("mcb", "dsc"):
+            if "recalibrated" not in cache:
+                cache["recalibrated"] = self._recalibrated(c) / total
+            if name == "mcb":
+                return sums[:, _BRIER] / total - cache["recalibrated"]
+            rate = sums[:, _WY] / total
+            return rate * (1.0 - rate) - cache["recalibrated"]
+        raise ValueError(f"no batched bootstrap for the metric {name!r}")
+
+    def _group_sums(self, values: np.ndarray) -> np.ndarray:
+        """Sums of ``values`` (B, n) over the tied-score groups (the rows without ties)."""
+        if not self.tied:
+            return values
+        return np.add.reduceat(values, self.group_starts, axis=-1)
+
+    def _auc(self, c: np.ndarray) -> np.ndarray:
+        """Mann-Whitney AUC of each resample:
+        sum_g W+_g (sum_{h<g} W-_h + W-_g / 2) / (W+ W-) over tied-score groups g
+        (:attr:`locacal.metrics._prepared.PreparedSample.mann_whitney_auc`). Without
+        weights in integers (exact: the sums stay below 2^63 for N < 2^31 observations)."""
+        if self.weighted:
+            pos = self._group_sums(c * self.wy)
+            neg = self._group_sums(c * self.wn)
+        else:
+            pos = self._group_sums(c * self.pos)
+            neg = self._group_sums(c * self.neg)
+        # twice the numerator: sum_g W+_g (2 cum_g - W-_g), cum the inclusive cumsum of W-
+        below = np.cumsum(neg, axis=1)
+        below *= 2
+        below -= neg
+        p_sum, n_sum = pos.sum(axis=1), neg.sum(axis=1)
+        twice = (pos * below).sum(axis=1)
+        auc = twice / (2.0 * p_sum.astype(np.float64) * n_sum)
+        return np.where((p_sum > 0) & (n_sum > 0), auc, np.nan)
+
+    def _adaptive(self, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """calib_mse and refinement on the adaptive bins of sqrt(N) observations of each
+        resample (:func:`locacal.metrics.binned.brier_decomposition`; bins as
+        :func:`locacal.data.bins._counts_statistics` cuts the expanded rows)."""
+        calib = np.full(c.shape[0], np.nan)
+        refine = np.full(c.shape[0], np.nan)
+        for b, row in enumerate(c):
+            weight, label, score = self._bin_sums(row)
+            keep = weight > 0
+            weight, label, score = weight[keep], label[keep], score[keep]
+            total = weight.sum()
+            gap = score / weight - label / weight
+            calib[b] = np.sum(weight * gap**2) / total
+            p = label / weight
+            refine[b] = np.sum(weight * p * (1.0 - p)) / total
+        return calib, refine
+
+    def _bin_sums(self, row: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per-bin sums of w, w y and w s over the adaptive bins of one resample's
+        observations: bin j holds observations [j size, (j + 1) size) (the last to the end)."""
+        cum = np.cumsum(row)
+        total = int(cum[-1])
+        size = default_bin_size(total)
+        n_bins = max(total // size, 1)
+        edges = np.arange(1, n_bins, dtype=np.int64) * size
+        # row holding observation e (0-based) and how many of its copies lie before e
+        cut = np.searchsorted(cum, edges, side="right")
+        before = edges - (cum[cut] - row[cut])
+        starts = np.concatenate([[0], cut])
+        # a bin inside one row's copies holds no full row (reduceat would give that row)
+        inside = np.append(starts[1:] == starts[:-1], False)
+        sums = []
+        values = ((self.w, self.wy, self.ws) if self.weighted
+                  else (None, self.pos, self.scores))
+        for v in values:
+            full = np.add.reduceat(row if v is None else row * v, starts).astype(np.float64)
+            full[inside] = 0.0
+            # bin j loses the copies of its first (cut) row that lie before its edge and
+            # gains those of the next bin's cut row
+            part = before if v is None else before * v[cut]
+            full[1:] -= part
+            full[:-1] += part
+            sums.append(full)
+        return sums[0], sums[1], sums[2]
+
+    def _recalibrated(self, c: np.ndarray) -> np.ndarray:
+        """sum_i c_i w_i (y_i - f_i)^2 with f the PAV fit of each resample on its distinct
+        scores (:func:`locacal.metrics.corp.corp_from_sorted`)."""
+        if self.weighted:
+            weight = self._group_sums(c * self.w)
+            label = self._group_sums(c * self.wy)
+        else:  # integers: exact sums
+            weight = self._group_sums(c)
+            label = self._group_sums(c * self.pos)
+        out = np.empty(c.shape[0])
+        for b in range(c.shape[0]):
+            held = np.flatnonzero(weight[b])
+            out[b] = isotonic_squared_error(weight[b][held], label[b][held],
+                                            whole=not self.weighted)
+        return out
+
+
+def isotonic_squared_error(weight: np.ndarray, label: np.ndarray, *,
+                           whole: bool = False) -> float:
+    """sum_g [L_g (1 - 2 f_g) + W_g f_g^2] = sum_i w_i (y_i - f_i)^2 (y^2 = y) for groups of
+    weight W_g > 0 and label sum L_g, f the weighted isotonic (PAV) fit of the means L / W.
+
+    Adjacent groups of equal mean are pooled before the fit: the isotonic fit is constant
+    on them (Barlow, Bartholomew, Bremner & Brunk 1972, *Statistical Inference under Order
+    Restrictions*, §1.2: pooling adjacent equal values leaves the fit unchanged), and PAV
+    on the pooled runs is much quicker (0/1 labels without ties: a run per change of label).
+    ``whole``: the weights and label sums are whole numbers (counts), pooled exactly by
+    differences of cumulative sums (below 2^53); otherwise by ``reduceat``.
+    """
+    means = label / weight
+    change = np.empty(means.size, dtype=bool)
+    change[0] = True
+    np.not_equal(means[1:], means[:-1], out=change[1:])
+    runs = np.flatnonzero(change)
+    if runs.size < means.size:
+        if whole:  # integer cumulative sums: exact, and quicker than float ones
+            last = np.append(runs[1:], means.size) - 1
+            weight = np.diff(np.cumsum(weight.astype(np.int64))[last], prepend=0)
+            label = np.diff(np.cumsum(label.astype(np.int64))[last], prepend=0)
+        else:
+            weight = np.add.reduceat(weight, runs)
+            label = np.add.reduceat(label, runs)
+        means = label / weight
+    weight = weight.astype(np.float64, copy=False)
+    label = label.astype(np.float64, copy=False)
+    fitted = isotonic_regression(means, weights=weight).x
+    return float(np.sum(label * (1.0 - 2.0 * fitted) + weight * fitted**2))
+
+
+def _ratio(part: np.ndarray, whole: np.ndarray) -> np.ndarray:
+    return np.where(whole != 0, part / whole, np.nan)
