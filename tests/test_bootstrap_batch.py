@@ -126,7 +126,7 @@ def test_null_values_equal_the_draw_loop(case):
     Spiegelhalter z, and the older ones) equal the registry's evaluation of each draw."""
     from locacal.report.intervals import NULL_METRICS, _null_draws, null_values
 
-    s, y, w, _ = _data(800, 21, case == "ties", case == "weighted")
+    s, _, w, _ = _data(800, 21, case == "ties", case == "weighted")
     names = [m for m in NULL_METRICS if not (case == "weighted" and m == "smece")]
     got = null_values(names, s, weights=w, threshold=0.5, n_draws=4,
                       rng=np.random.default_rng(8), tick=lambda: None)
