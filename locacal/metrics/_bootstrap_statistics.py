@@ -38,7 +38,7 @@ from locacal.data.bins import default_bin_size
 from locacal.data.cells import LOG_LOSS_EPS
 from locacal.data.sample import _order_ties_by_weight
 
-__all__ = ["BATCHED", "CountBatch", "isotonic_squared_error", "sorted_order"]
+__all__ = ["BATCHED", "CountBatch", "isotonic_squared_errors", "sorted_order"]
 
 #: Metrics :class:`CountBatch` evaluates (the others go through the registry, one resample
 #: at a time).
@@ -106,6 +106,12 @@ class CountBatch:
         self.wy, self.wn, self.ws = w * y, w * (1.0 - y), w * s
         self.pos = (y == 1.0).astype(np.int64)  # integer labels for the unweighted sums
         self.neg = 1 - self.pos
+        # unweighted without ties: the runs of equal labels of the sorted rows (below)
+        self.by_runs = not self.weighted and not self.tied
+        label_change = np.r_[True, self.pos[1:] != self.pos[:-1]]
+        starts = np.flatnonzero(label_change)
+        self.run_last = np.append(starts[1:], s.size) - 1
+        self.run_positive = self.pos[starts].astype(bool)
 
     def __call__(self, names: Sequence[str], counts: np.ndarray) -> np.ndarray:
         """``(B, len(names))`` values of the named metrics (all in :data:`BATCHED`) on the
@@ -115,6 +121,8 @@ class CountBatch:
         sums = c.astype(np.float64) @ self.terms
         out = np.full((c.shape[0], len(names)), np.nan)
         cache: dict[str, np.ndarray] = {}
+        if self.by_runs and {"auc", "mcb", "dsc"} & set(names):
+            cache["runs"] = np.diff(np.cumsum(c, axis=1)[:, self.run_last], axis=1, prepend=0)
         with np.errstate(divide="ignore", invalid="ignore"):
             for j, name in enumerate(names):
                 out[:, j] = self._metric(name, c, sums, cache)
@@ -139,7 +147,7 @@ class CountBatch:
             rate = sums[:, _WY] / total
             return rate * (1.0 - rate)
         if name == "auc":
-            return self._auc(c)
+            return self._auc(c, cache.get("runs"))
         if name in ("calib_mse", "calib_err", "refinement"):
             if "refinement" not in cache:
                 cache["calib_mse"], cache["refinement"] = self._adaptive(c)
@@ -148,7 +156,9 @@ class CountBatch:
             return cache[name]
         if name in ("mcb", "dsc"):
             if "recalibrated" not in cache:
-                cache["recalibrated"] = self._recalibrated(c) / total
+                recalibrated = (self._recalibrated(c) if "runs" not in cache
+                                else self._recalibrated_runs(cache["runs"]))
+                cache["recalibrated"] = recalibrated / total
             if name == "mcb":
                 return sums[:, _BRIER] / total - cache["recalibrated"]
             rate = sums[:, _WY] / total
@@ -161,23 +171,31 @@ class CountBatch:
             return values
         return np.add.reduceat(values, self.group_starts, axis=-1)
 
-    def _auc(self, c: np.ndarray) -> np.ndarray:
+    def _auc(self, c: np.ndarray, runs: np.ndarray | None = None) -> np.ndarray:
         """Mann-Whitney AUC of each resample:
         sum_g W+_g (sum_{h<g} W-_h + W-_g / 2) / (W+ W-) over tied-score groups g
         (:attr:`locacal.metrics._prepared.PreparedSample.mann_whitney_auc`). Without
-        weights in integers (exact: the sums stay below 2^63 for N < 2^31 observations)."""
-        if self.weighted:
-            pos = self._group_sums(c * self.wy)
-            neg = self._group_sums(c * self.wn)
+        weights in integers (exact: the sums stay below 2^63 for N < 2^31 observations);
+        without weights and ties from the counts of the runs of equal labels (``runs``):
+        a positive run's observations all have the same negatives below them."""
+        if runs is not None:
+            negatives = np.where(self.run_positive, 0, runs)
+            below = np.cumsum(negatives, axis=1)
+            p_sum, n_sum = runs.sum(axis=1) - below[:, -1], below[:, -1]
+            twice = 2 * (runs[:, self.run_positive] * below[:, self.run_positive]).sum(axis=1)
         else:
-            pos = self._group_sums(c * self.pos)
-            neg = self._group_sums(c * self.neg)
-        # twice the numerator: sum_g W+_g (2 cum_g - W-_g), cum the inclusive cumsum of W-
-        below = np.cumsum(neg, axis=1)
-        below *= 2
-        below -= neg
-        p_sum, n_sum = pos.sum(axis=1), neg.sum(axis=1)
-        twice = (pos * below).sum(axis=1)
+            if self.weighted:
+                pos = self._group_sums(c * self.wy)
+                neg = self._group_sums(c * self.wn)
+            else:
+                pos = self._group_sums(c * self.pos)
+                neg = self._group_sums(c * self.neg)
+            # twice the numerator: sum_g W+_g (2 cum_g - W-_g), cum the inclusive cumsum
+            below = np.cumsum(neg, axis=1)
+            below *= 2
+            below -= neg
+            p_sum, n_sum = pos.sum(axis=1), neg.sum(axis=1)
+            twice = (pos * below).sum(axis=1)
         auc = twice / (2.0 * p_sum.astype(np.float64) * n_sum)
         return np.where((p_sum > 0) & (n_sum > 0), auc, np.nan)
 
@@ -235,44 +253,85 @@ class CountBatch:
         else:  # integers: exact sums
             weight = self._group_sums(c)
             label = self._group_sums(c * self.pos)
-        out = np.empty(c.shape[0])
-        for b in range(c.shape[0]):
-            held = np.flatnonzero(weight[b])
-            out[b] = isotonic_squared_error(weight[b][held], label[b][held],
-                                            whole=not self.weighted)
-        return out
+        return isotonic_squared_errors(weight, label, whole=not self.weighted)
 
 
-def isotonic_squared_error(weight: np.ndarray, label: np.ndarray, *,
-                           whole: bool = False) -> float:
-    """sum_g [L_g (1 - 2 f_g) + W_g f_g^2] = sum_i w_i (y_i - f_i)^2 (y^2 = y) for groups of
-    weight W_g > 0 and label sum L_g, f the weighted isotonic (PAV) fit of the means L / W.
+    def _recalibrated_runs(self, runs: np.ndarray) -> np.ndarray:
+        """:meth:`_recalibrated` from the counts of the runs of equal labels (unweighted,
+        no ties): each run's mean is its label; a run the resample leaves empty takes the
+        label of the last nonempty run before it (the first nonempty one for leading
+        runs), so that it is pooled into that run with weight 0."""
+        held = runs > 0
+        last = np.where(held, np.arange(runs.shape[1]), 0)
+        np.maximum.accumulate(last, axis=1, out=last)
+        np.maximum(last, held.argmax(axis=1)[:, None], out=last)
+        means = self.run_positive[last].astype(np.float64)
+        return isotonic_squared_errors(runs, means, whole=True, means=True)
+
+
+def isotonic_squared_errors(weight: np.ndarray | None, label: np.ndarray, *,
+                            whole: bool = False, means: bool = False) -> np.ndarray:
+    """For each row b of ``(B, G)`` group weights W (None: all 1; groups of weight 0 are
+    left out) and label sums L: sum_g [L_g (1 - 2 f_g) + W_g f_g^2] = sum_i w_i (y_i -
+    f_i)^2 (y^2 = y), f the weighted isotonic (PAV) fit of the row's means L / W
+    (:func:`scipy.optimize.isotonic_regression`).
 
     Adjacent groups of equal mean are pooled before the fit: the isotonic fit is constant
     on them (Barlow, Bartholomew, Bremner & Brunk 1972, *Statistical Inference under Order
-    Restrictions*, §1.2: pooling adjacent equal values leaves the fit unchanged), and PAV
-    on the pooled runs is much quicker (0/1 labels without ties: a run per change of label).
-    ``whole``: the weights and label sums are whole numbers (counts), pooled exactly by
-    differences of cumulative sums (below 2^53); otherwise by ``reduceat``.
+    Restrictions*, §1.2: pooling adjacent equal values leaves the fit unchanged), and the
+    PAV on the pooled runs is much quicker (0/1 labels without ties: a run per change of
+    label). The runs of all rows are found at once on the flattened rows. ``whole``: the
+    weights are whole numbers (counts), pooled exactly by differences of integer
+    cumulative sums; otherwise by ``reduceat``. A run's label sum is its weight times its
+    mean. ``means``: ``label`` holds the means themselves, and groups of weight 0 are kept
+    (their means must equal a neighbour's in the same row, into whose run they pool).
     """
-    means = label / weight
+    rows, width = label.shape
+    label_means = means
+    if weight is None:
+        means = label.ravel()
+        row_of = held_weight = None
+    elif label_means:
+        means = label.ravel()
+        row_of, held_weight = None, weight.ravel()
+    else:
+        row_of, col = np.nonzero(weight)
+        held_weight = weight[row_of, col]
+        means = label[row_of, col] / held_weight
     change = np.empty(means.size, dtype=bool)
     change[0] = True
     np.not_equal(means[1:], means[:-1], out=change[1:])
+    if row_of is None:
+        change[::width] = True  # each row starts a run
+    else:
+        change[1:] |= row_of[1:] != row_of[:-1]
     runs = np.flatnonzero(change)
-    if runs.size < means.size:
+    if held_weight is None:
+        pooled = np.diff(runs, append=means.size).astype(np.float64)
+    elif row_of is None:
+        last = np.append(runs[1:], means.size) - 1
+        pooled = np.diff(np.cumsum(held_weight)[last], prepend=0).astype(np.float64)
+    else:
         if whole:  # integer cumulative sums: exact, and quicker than float ones
             last = np.append(runs[1:], means.size) - 1
-            weight = np.diff(np.cumsum(weight.astype(np.int64))[last], prepend=0)
-            label = np.diff(np.cumsum(label.astype(np.int64))[last], prepend=0)
+            pooled = np.diff(np.cumsum(held_weight.astype(np.int64))[last], prepend=0)
         else:
-            weight = np.add.reduceat(weight, runs)
-            label = np.add.reduceat(label, runs)
-        means = label / weight
-    weight = weight.astype(np.float64, copy=False)
-    label = label.astype(np.float64, copy=False)
-    fitted = isotonic_regression(means, weights=weight).x
-    return float(np.sum(label * (1.0 - 2.0 * fitted) + weight * fitted**2))
+            pooled = np.add.reduceat(held_weight, runs)
+        pooled = pooled.astype(np.float64, copy=False)
+    means = means[runs]
+    # first run of each row: runs start at each row's first position
+    row_starts = (np.arange(rows + 1) * width if row_of is None
+                  else np.searchsorted(row_of, np.arange(rows + 1)))
+    bounds = np.searchsorted(runs, row_starts)
+    out = np.zeros(rows)
+    for b in range(rows):
+        lo, hi = bounds[b], bounds[b + 1]
+        if hi > lo:
+            w, m = pooled[lo:hi], means[lo:hi]
+            fitted = isotonic_regression(m, weights=w).x
+            # a sum, not np.dot: a threaded BLAS call per row costs more than the PAV fit
+            out[b] = np.sum(w * (m * (1.0 - 2.0 * fitted) + fitted * fitted))
+    return out
 
 
 def _ratio(part: np.ndarray, whole: np.ndarray) -> np.ndarray:
