@@ -81,24 +81,26 @@ def smece_batch(scores: np.ndarray, weights: np.ndarray | None
     if weights is not None:
         raise ValueError("the smece metric does not take weights")
     nodes: dict[int, _Nodes] = {}
-    density_sums: dict[float, float] = {}
+    at_sigma: dict[float, tuple[np.ndarray, np.ndarray, float]] = {}
 
     def grid(m: int) -> _Nodes:
         if m not in nodes:
             nodes[m] = _Nodes(scores, m)
         return nodes[m]
 
-    def density_sum(sigma: float) -> float:
-        """sum of the smoothed score density (plus the floor) at sigma's points."""
-        if sigma not in density_sums:
+    def bandwidth(sigma: float) -> tuple[np.ndarray, np.ndarray, float]:
+        """What sigma alone fixes: the kernel's spectrum, the evaluation points and the sum
+        of the smoothed score density (plus the floor) at them."""
+        if sigma not in at_sigma:
             g = grid(_node_count(sigma))
             points = np.linspace(0.0, 1.0, max(round(10.0 / sigma), _MIN_EVAL_POINTS))
             density = _smooth_masses(g.score_mass, sigma, points) + _MASS_FLOOR
-            density_sums[sigma] = float(np.sum(density))
-        return density_sums[sigma]
+            kernel = norm.pdf(np.arange(g.m) / (g.m - 1) - 0.5, scale=sigma)
+            at_sigma[sigma] = (fft.rfft(kernel, g.size), points, float(np.sum(density)))
+        return at_sigma[sigma]
 
     def statistic(labels: np.ndarray) -> np.ndarray:
-        spectra: dict[int, np.ndarray] = {}
+        spectra: dict[int, np.ndarray] = {}  # per node count, every row's (one product)
         labels_t = np.ascontiguousarray(labels.T)
 
         def values(rows: np.ndarray, sigma: float) -> np.ndarray:
@@ -107,14 +109,11 @@ def smece_batch(scores: np.ndarray, weights: np.ndarray | None
             g = grid(m)
             if m not in spectra:
                 spectra[m] = g.residual_spectra(labels_t)
-            kernel = norm.pdf(np.arange(m) / (m - 1) - 0.5, scale=sigma)
-            smoothed = fft.irfft(spectra[m][rows] * fft.rfft(kernel, g.size), g.size,
-                                 axis=1)
+            kernel, points, density = bandwidth(sigma)
+            smoothed = fft.irfft(spectra[m][rows] * kernel, g.size, axis=1)
             start = m - 1 + m // 2
-            smoothed = smoothed[:, start:start + m]
-            points = np.linspace(0.0, 1.0, max(round(10.0 / sigma), _MIN_EVAL_POINTS))
-            at = _interpolate(points, m, smoothed)
-            return np.abs(at).sum(axis=1) / density_sum(sigma)
+            at = _interpolate(points, m, smoothed[:, start:start + m])
+            return np.abs(at).sum(axis=1) / density
 
         def too_small(rows: np.ndarray, sigma: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             """(sigma < smECE(sigma), smECE(sigma)) of the rows at their own sigma."""
