@@ -49,6 +49,14 @@ BATCHED = frozenset({
 
 # columns of the per-row term matrix T (each multiplied by the row's relative weight w)
 _W, _WY, _BRIER, _LOSS, _TRUE, _TP, _FP, _FN, _TN, _SPIEGEL, _SPIEGEL_VAR = range(11)
+_N_COLUMNS = 11
+#: The columns each metric reads.
+_COLUMNS = {
+    "brier": (_W, _BRIER), "true_mse": (_W, _TRUE), "log_loss": (_W, _LOSS),
+    "accuracy": (_W, _TP, _TN), "sensitivity": (_TP, _FN), "specificity": (_TN, _FP),
+    "spiegelhalter_z": (_SPIEGEL, _SPIEGEL_VAR), "unc": (_W, _WY), "mcb": (_W, _BRIER),
+    "dsc": (_W, _WY),
+}
 
 
 def sorted_order(scores: np.ndarray, labels: np.ndarray,
@@ -82,22 +90,8 @@ class CountBatch:
         w = np.ones_like(s) if weights is None else weights
         self.scores, self.labels, self.w = s, y, w
         self.weighted = weights is not None
-        p = np.clip(s, LOG_LOSS_EPS, 1.0 - LOG_LOSS_EPS)
-        pred = (s >= threshold).astype(np.float64)
-        lever = 1.0 - 2.0 * s
-        terms = np.empty((s.size, 11))
-        terms[:, _W] = 1.0
-        terms[:, _WY] = y
-        terms[:, _BRIER] = (y - s) ** 2
-        terms[:, _LOSS] = -np.where(y == 1.0, np.log(p), np.log1p(-p))
-        terms[:, _TRUE] = 0.0 if true_p is None else (true_p - s) ** 2
-        terms[:, _TP] = pred * y
-        terms[:, _FP] = pred * (1.0 - y)
-        terms[:, _FN] = (1.0 - pred) * y
-        terms[:, _TN] = (1.0 - pred) * (1.0 - y)
-        terms[:, _SPIEGEL] = (y - s) * lever
-        terms[:, _SPIEGEL_VAR] = w * lever * lever * s * (1.0 - s)  # times w once more
-        self.terms = terms * w[:, None]
+        self.true_p, self.threshold = true_p, threshold
+        self._terms: dict[tuple[int, ...], np.ndarray] = {}
         new = np.empty(s.size, dtype=bool)
         new[0] = True
         np.not_equal(s[1:], s[:-1], out=new[1:])
@@ -118,7 +112,10 @@ class CountBatch:
         resamples whose counts over the sorted rows are the rows of ``counts`` (whole
         numbers); NaN where a resample leaves a metric undefined."""
         c = np.asarray(counts).astype(np.int64, copy=False)
-        sums = c.astype(np.float64) @ self.terms
+        columns = tuple(sorted({k for m in names for k in _COLUMNS.get(m, ())}))
+        sums = np.full((c.shape[0], _N_COLUMNS), np.nan)
+        if columns:
+            sums[:, columns] = c.astype(np.float64) @ self._term_matrix(columns)
         out = np.full((c.shape[0], len(names)), np.nan)
         cache: dict[str, np.ndarray] = {}
         if self.by_runs and {"auc", "mcb", "dsc"} & set(names):
@@ -127,6 +124,39 @@ class CountBatch:
             for j, name in enumerate(names):
                 out[:, j] = self._metric(name, c, sums, cache)
         return out
+
+    def _term_matrix(self, columns: tuple[int, ...]) -> np.ndarray:
+        """The per-row terms w t of ``columns`` (n x len(columns)), built once: only those
+        the metrics asked for, to bound memory (8 bytes per row and column)."""
+        if columns not in self._terms:
+            s, y, w = self.scores, self.labels, self.w
+            pred = (s >= self.threshold).astype(np.float64)
+            lever = 1.0 - 2.0 * s
+
+            def term(k: int) -> np.ndarray | float:
+                if k == _W:
+                    return 1.0
+                if k == _WY:
+                    return y
+                if k == _BRIER:
+                    return (y - s) ** 2
+                if k == _LOSS:
+                    p = np.clip(s, LOG_LOSS_EPS, 1.0 - LOG_LOSS_EPS)
+                    return -np.where(y == 1.0, np.log(p), np.log1p(-p))
+                if k == _TRUE:
+                    return 0.0 if self.true_p is None else (self.true_p - s) ** 2
+                if k in (_TP, _FP, _FN, _TN):
+                    side = pred if k in (_TP, _FP) else 1.0 - pred
+                    return side * (y if k in (_TP, _FN) else 1.0 - y)
+                if k == _SPIEGEL:
+                    return (y - s) * lever
+                return w * lever * lever * s * (1.0 - s)  # _SPIEGEL_VAR: w^2 in all
+
+            matrix = np.empty((s.size, len(columns)))
+            for j, k in enumerate(columns):
+                matrix[:, j] = term(k)
+            self._terms[columns] = matrix * w[:, None]
+        return self._terms[columns]
 
     def _metric(self, name: str, c: np.ndarray, sums: np.ndarray,
                 cache: dict[str, np.ndarray]) -> np.ndarray:

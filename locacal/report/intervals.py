@@ -154,19 +154,22 @@ def bootstrap_replicates(names: Sequence[str], scores: np.ndarray, labels: np.nd
              if batched else None)
     rows = max(1, _CHUNK_CELLS // max(n, 1))
     for start in range(0, n_boot, rows):
-        chunk = np.empty((min(rows, n_boot - start), n), dtype=np.int64)
+        chunk = np.empty((min(rows, n_boot - start), n if batch is not None else 0),
+                         dtype=np.int64)
         for k in range(chunk.shape[0]):
             if counts is not None:
                 drawn = bootstrap_counts(rng, counts, n, 1)[0].astype(np.float64)
-                chunk[k] = drawn[order]
+                if batch is not None:
+                    chunk[k] = drawn[order]
                 if looped:
                     row = _quiet(lambda drawn=drawn: evaluate(
                         looped, scores, labels, weights=weights, frequency_weights=drawn,
                         true_p=true_p, threshold=threshold))
                     replicates[start + k, looped_columns] = [row[m] for m in looped]
             else:
-                idx = rng.integers(0, n, size=n, dtype=np.int32)  # the int64 draws
-                chunk[k] = np.bincount(idx, minlength=n)[order]
+                idx = rng.integers(0, n, size=n)
+                if batch is not None:
+                    chunk[k] = np.bincount(idx, minlength=n)[order]
                 if looped:
                     row = _quiet(lambda idx=idx: evaluate(
                         looped, scores[idx], labels[idx],
