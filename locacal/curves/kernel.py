@@ -98,8 +98,10 @@ class KernelCalibrator(BaseCalibrator):
     bias term and bias :math:`O(h^3)` near the ends of the data, :math:`O(h^4)` inside
     (Fan & Gijbels 1996, Theorem 3.1), small against :math:`(n h)^{-1/2}`; its standard
     error is about 1.3 times the Nadaraya-Watson one (the equivalent kernel
-    :math:`(3 - u^2)\phi(u)/2`), the price of the coverage. Measured
-    (``benchmarks/coverage_simultaneous.py``): see :mod:`locacal.curves.simultaneous`.
+    :math:`(3 - u^2)\phi(u)/2`), the price of the coverage: the band is 1.31-1.46 times
+    wider. Measured (``benchmarks/coverage_simultaneous.py``, six DGPs, 100 samples at
+    n = 2000 and 40 at 20000): joint coverage 0.94-0.99 and 0.95-1.00, against 0.88-0.98
+    and 0.425-0.975 for the band centred on the Nadaraya-Watson estimate.
 
     References
     ----------
