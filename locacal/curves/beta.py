@@ -101,10 +101,11 @@ class BetaCalibrator(BaseCalibrator):
     family with probability about :math:`1 - \alpha`, and every map in it lies in the band
     (Scheffé 1959, ch. 3). The monotone fit's own parameters would not do: when the rule
     sets a or b to 0, their covariance leaves out the direction it fixed, and that
-    band covered g only 0.75 (n = 2000) and 0.80 (20000) of the time on under-confident
-    scores near 1/2, where log s and -log(1 - s) are nearly collinear and the
-    unconstrained a or b is often negative; Scheffé's band over the unconstrained fit
-    covered 0.95-1.00 there (``benchmarks/coverage_simultaneous.py``). The band is
+    band covered g only 0.80 (n = 2000, 100 samples) and 0.86 (n = 20000, 100 samples) of
+    the time on under-confident scores near 1/2 (g in the family), where log s and
+    -log(1 - s) are nearly collinear and the unconstrained a or b is often negative;
+    Scheffé's band over the unconstrained fit covered 0.97 and 0.93 there (MC s.e. 0.022;
+    ``benchmarks/coverage_simultaneous.py``). The band is
     centred on the unconstrained map, so where the rule was applied it need not hold the
     monotone curve's estimate, and it is not monotone itself; it covers the family's best
     map, which is g only when g is a beta map. The pointwise band stays that of the fitted
