@@ -30,8 +30,8 @@ from locacal.metrics.smooth_ece import (
     _MIN_SIGMA,
     _node_count,
     _node_positions,
+    _NodeMasses,
     _smooth_masses,
-    _split,
 )
 
 __all__ = ["smece_batch"]
@@ -57,7 +57,9 @@ class _Nodes:
         # the scores' own shares (s to the left node, s frac to the right one) and mass
         self.score_left = np.add.reduceat(scores * (1.0 - frac), runs)
         self.score_right = np.add.reduceat(scores * frac, runs)
-        self.score_mass = _split(left, frac, None, m)
+        unit = _NodeMasses(m)
+        unit.add(left, frac, None)  # unit values: frac is not overwritten
+        self.score_mass = unit.masses()
         self.size = fft.next_fast_len(4 * m - 3, real=True)
 
     def residual_spectra(self, labels_t: np.ndarray) -> np.ndarray:
