@@ -89,6 +89,7 @@ from scipy.special import expit, logit
 
 from locacal import CalibrationWarning, calibration_curve, calibration_test
 from locacal.curves.family import make_calibrator
+from locacal.curves.monotone import monotone_band
 from locacal.curves.simultaneous import sup_band
 from locacal.simulate import logistic_dgp
 
@@ -136,7 +137,11 @@ METHODS = {
     "binning": ("binning", {}),
     "platt": ("platt", {"logit": True}),
     "beta": ("beta", {}),
+    "isotonic": ("isotonic", {}),
+    "iso-[0,1]": ("isotonic", {"whole": True}),
 }
+#: Where the ``iso-[0,1]`` column checks the raw isotonic band (its guarantee's range).
+WHOLE = np.linspace(0.0, 1.0, 1001)
 
 
 def sample(draw: Draw, n: int, rng: np.random.Generator):
@@ -167,6 +172,11 @@ def covered(method: str, options: dict, s: np.ndarray, d: np.ndarray, g,
         ok = ~np.isnan(lower)
         hit = np.all((lower[ok] <= target[ok]) & (target[ok] <= upper[ok]))
         return bool(hit), float(np.mean(upper[ok] - lower[ok]))
+    if options.get("whole"):
+        lower, upper = monotone_band(s, d, 0.95)(WHOLE)
+        target = g(WHOLE)
+        hit = np.all((lower <= target) & (target <= upper))
+        return bool(hit), float(np.mean(upper - lower))
     curve = calibration_curve(s, d, method=method, band="simultaneous", seed=seed, **options)
     if method == "binning":
         est = curve.estimator
