@@ -93,9 +93,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy.special import betaincinv
+
+from locacal._validation import check_frequency_weights, check_level, check_scores_labels
 
 __all__ = ["DIGITS", "MAX_CELLS", "MonotoneBand", "clopper_pearson_lower", "monotone_band",
            "window_level"]
@@ -168,29 +171,32 @@ class MonotoneBand:
         return lower, upper
 
 
-def monotone_band(scores: np.ndarray, labels: np.ndarray, level: float,
-                  counts: np.ndarray | None = None) -> MonotoneBand:
+def monotone_band(scores: Any, labels: Any, level: float = 0.95,
+                  counts: Any = None) -> MonotoneBand:
     """The honest band of a non-decreasing calibration curve (module docstring).
 
     Parameters
     ----------
-    scores : ndarray
+    scores : array-like
         Scores in [0, 1] (any order).
-    labels : ndarray
-        0/1 labels.
+    labels : array-like
+        0/1 or bool labels.
     level : float in (0, 1)
         Joint coverage guaranteed: :math:`P(\\ell(t) \\le g(t) \\le u(t)\\ \\forall t) \\ge`
         ``level``.
-    counts : ndarray, optional
-        Frequency weights (whole numbers): a row stands for that many observations.
+    counts : array-like, optional
+        Frequency weights (whole numbers): a row stands for that many observations. There
+        are no relative weights (module docstring).
 
     Returns
     -------
     MonotoneBand
     """
-    scores = np.asarray(scores, dtype=np.float64)
-    labels = np.asarray(labels, dtype=np.float64)
-    weight = np.ones_like(scores) if counts is None else np.asarray(counts, np.float64)
+    scores, labels, _ = check_scores_labels(scores, labels, warn_one_class=False,
+                                            warn_class_predictions=False)
+    level = check_level(level)
+    counts = check_frequency_weights(counts, scores.size, "counts")
+    weight = np.ones_like(scores) if counts is None else counts
     keep = weight > 0
     scores, labels, weight = scores[keep], labels[keep], weight[keep]
     order = np.argsort(scores, kind="stable")
