@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.special import expit, logit
-from scipy.stats import beta
+from scipy.stats import beta, binom
 from statsmodels.stats.proportion import proportion_confint
 
 import locacal
@@ -141,6 +141,22 @@ def _poisson_binomial(p):
     for q in p:
         pmf = np.convolve(pmf, [1.0 - q, q])
     return pmf
+
+
+def test_hoeffding_tail_comparison_used_by_the_proof():
+    """The step of the proof (locacal/curves/monotone.py): for a Poisson-binomial S with
+    mean probability p, P(S >= m) <= P(Bin(n, p) >= m) whenever m >= n p + 1 (Hoeffding
+    1956), checked exactly on random probability vectors, small n p included."""
+    rng = np.random.default_rng(1)
+    for it in range(1500):
+        n = int(rng.integers(1, 20))
+        p = rng.uniform(size=n) ** rng.uniform(0.2, 10)
+        if it % 3 == 0:  # n p below 1
+            p = p * rng.uniform(0, 1) / n / p.mean()
+        tail = _poisson_binomial(p)[::-1].cumsum()[::-1]  # P(S >= m), m = 0..n
+        for m in range(n + 1):
+            if m >= n * p.mean() + 1:
+                assert tail[m] <= binom.sf(m - 1, n, p.mean()) * (1 + 1e-9) + 1e-300
 
 
 def test_window_bound_holds_for_unequal_probabilities():
