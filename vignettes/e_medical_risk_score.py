@@ -485,4 +485,4 @@ fig.tight_layout()
 # stays inside it for both scores. It says what 133 women can establish without assuming a
 # shape for the risk curve, which is little; the coverage study
 # (`benchmarks/coverage_simultaneous.py`) shows it narrowing to about 0.3 at n = 2000 and
-# 0.15 at n = 20000, always covering.
+# 0.15-0.18 at n = 20000, covering the true curve in every simulated sample.
