@@ -32,8 +32,8 @@ and up to 100 % in the far low tail where the value is ~1e-6. Asserted between 1
 out of ``w`` trials) the value agrees likewise; the standard error does not (locfit treats
 weights as trial counts), so only the value is compared there. In windows without events
 both report 0 (R: logit -1000; here -inf) and R's ``se.fit`` is a value left over from
-another point (locfit skips the variance there), ours NaN: the band uses Clopper-Pearson
-there instead (locacal.curves._likelihood_band).
+another point (locfit skips the variance there), ours NaN; the band does not use it (a
+score interval, locacal.curves._likelihood_band).
 """
 
 from __future__ import annotations

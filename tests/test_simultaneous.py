@@ -227,12 +227,13 @@ def test_tube_and_bootstrap_bands_are_close(data):
 
 
 def test_binning_band_is_sidak(data):
+    """Šidák over Clopper-Pearson intervals, whatever the pointwise ``interval``."""
     s, d = data
-    curve = calibration_curve(s, d, method="binning", band="simultaneous")
+    curve = calibration_curve(s, d, method="binning", band="simultaneous", interval="wilson")
     st = curve.estimator.stats_
     k = st.count.size
     lo, hi = proportion_confint(st.mean_label * st.count, st.count,
-                                alpha=1 - 0.95 ** (1 / k), method="wilson")
+                                alpha=1 - 0.95 ** (1 / k), method="beta")
     idx = st.assign(curve.grid)
     np.testing.assert_allclose(curve.lower, np.minimum(lo, st.mean_label)[idx], atol=1e-12)
     np.testing.assert_allclose(curve.upper, np.maximum(hi, st.mean_label)[idx], atol=1e-12)

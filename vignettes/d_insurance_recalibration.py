@@ -460,7 +460,7 @@ print(f"balanced: CORP MCB {corp['mcb']:.5f}; twice the area under the diagram's
 # choice): a weighted mean of 0/1 labels, which can leave [0, 1] where claims are rare and is
 # then clipped. The local *likelihood* fits a logistic regression in each window instead
 # (`family="binomial"`, R's `locfit(..., family = "binomial")`): its curve stays in (0, 1),
-# its band is a Wald band on the logit scale mapped back, and its span can be chosen by the
+# its band is a score (Wilson) interval, asymmetric near 0, and its span can be chosen by the
 # likelihood's GCV (deviance plus an effective number of parameters). The test split's
 # policyholders, one row each, with the claim probability of the GLM:
 

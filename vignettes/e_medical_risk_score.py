@@ -281,8 +281,8 @@ held_out.table.pivot(index="threshold", columns="model",
 # of a few dozen 0/1 labels per window: at the ends of the scores its local line can leave
 # [0, 1] (it is then clipped), and its band is a binomial interval around it. The local
 # *likelihood* (`family="binomial"`, R's `locfit(..., family = "binomial")`) fits a logistic
-# regression in each window: the curve stays inside (0, 1), the band is a Wald band on the
-# logit scale mapped back, which is asymmetric near 0 and 1 where a risk score's errors
+# regression in each window: the curve stays inside (0, 1), the band is a score (Wilson)
+# interval around it, which is asymmetric near 0 and 1 where a risk score's errors
 # matter most. The span is chosen by the likelihood GCV over locfit's grid:
 
 # %%

@@ -249,7 +249,8 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
             Confidence level of the band.
         interval : {"wilson", "jeffreys", "clopper-pearson", "normal"}, default "wilson"
             Binomial interval of the linear smoothers' pointwise band (local, lowess,
-            kernel, binning); statsmodels' ``proportion_confint``.
+            kernel, binning) and of the local likelihood's (``family="binomial"``);
+            statsmodels' ``proportion_confint``.
         n_boot : int, default 200
             Resamples of the bootstrap and consistency bands, from 10 to 10^6
             (:data:`locacal._validation.MAX_RESAMPLES`).

@@ -150,8 +150,8 @@ class CalibrationCurve:
         """Draw the curve (and its band) against the diagonal; returns the Axes.
 
         Call again with the same ``ax`` to overlay several curves. ``scale="logit"``: both
-        axes on the logit scale, for rare events (the band of ``family="binomial"`` is a
-        Wald band on that scale).
+        axes on the logit scale, for rare events (the band of ``family="binomial"``, a
+        score interval, is asymmetric there).
         """
         from locacal.plotting import plot_curve
 

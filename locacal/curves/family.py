@@ -162,12 +162,9 @@ def calibration_curve(
             method=method, grid=grid, band=band, level=level, interval=interval,
             n_boot=n_boot, seed=seed, critical=critical, **params))
     if has_dask(scores, labels, weights, frequency_weights):
-        if frequency_weights is not None:
-            raise TypeError("frequency_weights take in-memory counts; with Dask input give "
-                            "the rows themselves")
         check_choice(method, tuple(METHODS), "method")
         return _dask_curve(scores, labels, weights, method, grid, band, level, interval,
-                           params)
+                           params, frequency_weights)
     estimator = make_calibrator(method, **params)
     s, y, w = check_scores_labels(scores, labels, weights)
     check_aligned({"scores": scores, "labels": labels, "frequency_weights": frequency_weights})
@@ -200,12 +197,14 @@ _DASK_OPTIONS = {"binning": ["strategy", "bins"], "local": ["degree", "nn", "ker
 
 
 def _dask_curve(scores: Any, labels: Any, weights: Any, method: str, grid: Any, band: Any,
-                level: float, interval: str, params: dict[str, Any]) -> CalibrationCurve:
+                level: float, interval: str, params: dict[str, Any],
+                frequency_weights: Any = None) -> CalibrationCurve:
     """``calibration_curve`` of Dask input: the calibrator of ``method="binning"`` (quantile
     or uniform bins) or ``method="local"`` (degree 0/1, rect/tricube, by default the
     in-memory default :data:`locacal.curves.local.DEFAULT_LOCAL`) fitted from the merged cell
     statistics (:func:`locacal.data.dask.statistics`, :meth:`BaseCalibrator.from_statistics`),
-    with the pointwise band or none."""
+    with the pointwise band or none. ``frequency_weights`` multiply into the cell sums: the
+    curve of the expanded rows' statistics."""
     from locacal.curves.bands import check_band
     from locacal.curves.local import DEFAULT_LOCAL
     from locacal.data.dask import statistics
@@ -228,5 +227,5 @@ def _dask_curve(scores: Any, labels: Any, weights: Any, method: str, grid: Any, 
         params = {**DEFAULT_LOCAL, **params}  # the in-memory default curve
     cls(**params)._check_statistics()  # before the pass over the data
     calibrator = cls.from_statistics(
-        statistics(scores, labels, weights), **params)
+        statistics(scores, labels, weights, frequency_weights=frequency_weights), **params)
     return calibrator.curve(grid, band=band, level=level, interval=interval)

@@ -6,8 +6,9 @@ from typing import Any
 
 import numpy as np
 
-from locacal._validation import check_fraction, check_int, check_positive
+from locacal._validation import check_fraction, check_int, check_positive, plain
 from locacal.curves._base import BaseCalibrator
+from locacal.curves._robust_lowess import grouped_robust_lowess
 from locacal.curves.local import tabulate_local_fit
 from locacal.curves.simultaneous import SupTNull, linear_smoother_null, local_fit_rows
 from locacal.data.sample import sort_sample
@@ -29,7 +30,16 @@ class LowessCalibrator(BaseCalibrator):
     by locacal's exact engine: it equals statsmodels' ``lowess(y, s, frac, it=0,
     xvals=...)`` to 1e-12 (tested), takes case weights, and is defined on degenerate input
     (all scores tied: the mean label). Robustness iterations (``it > 0``) or ``delta > 0``
-    are statsmodels' algorithm and are computed by statsmodels (no weights then).
+    are statsmodels' algorithm and are computed by statsmodels (no case weights then).
+    With ``frequency_weights`` and ``it > 0`` (``delta = 0``) statsmodels' algorithm runs on
+    the grouped rows (:mod:`locacal.curves._robust_lowess`): a row's copies share its fit,
+    residual and robustness weight, the window holds the copies among the k nearest
+    observations, and the 6 MAD scale is the median absolute residual weighted by the
+    counts; the map equals statsmodels' on the expanded rows (tested to 1e-10, measured
+    2e-13). Where over half the observations sit in windows of one label (small ``frac``,
+    separated classes) that median is rounding noise, and so are the robustness weights of
+    statsmodels' own call. ``delta > 0`` with counts is refused: statsmodels' interpolation
+    skips and copies the expanded observations one by one.
 
     Parameters
     ----------
@@ -80,10 +90,16 @@ class LowessCalibrator(BaseCalibrator):
         delta = 0.0 if self.delta == 0 else check_positive(self.delta, "delta")
         self.statsmodels_ = it > 0 or delta > 0
         counts = self.frequency_weights_
-        if self.statsmodels_ and counts is not None:
-            raise ValueError("it: robustness iterations (and delta > 0) are statsmodels' "
-                             "lowess, which takes no frequency_weights; use it=0, delta=0")
-        if self.statsmodels_ and w is not None:
+        if delta > 0 and counts is not None:
+            raise ValueError("delta: delta > 0 is statsmodels' interpolation between fits "
+                             "at the sorted expanded scores, which skips and copies tied "
+                             "observations one by one; with frequency_weights use delta=0 "
+                             f"(got delta={plain(self.delta)!r})")
+        if it > 0 and counts is not None and w is not None and not np.array_equal(w, counts):
+            raise ValueError("it: robustness iterations are statsmodels' lowess, which takes "
+                             "no case weights; with frequency_weights give no sample_weight, "
+                             "or use it=0")
+        if self.statsmodels_ and counts is None and w is not None:
             raise ValueError("it: robustness iterations (and delta > 0) are statsmodels' "
                              "lowess, which takes no weights; use it=0, delta=0 with weights")
         self.sample_ = sort_sample(s, y, w, counts)
@@ -98,9 +114,17 @@ class LowessCalibrator(BaseCalibrator):
         if not self.statsmodels_:
             return fit(self.sample_, s, self.params_, many_points=True,
                        cache=self.structures_).value
-        raw = (np.interp(s, *self.knots_) if self.knots_ is not None else
-               _statsmodels_lowess(self.sample_.scores, self.sample_.labels, self.frac, self.it,
-                                   xvals=s))
+        sample = self.sample_
+        if self.knots_ is not None:
+            raw = np.interp(s, *self.knots_)
+        elif sample.counts is not None:  # statsmodels' algorithm on the grouped rows
+            raw = grouped_robust_lowess(sample.scores, sample.labels, sample.counts,
+                                        self.frac, self.it, s)
+        else:  # statsmodels slides its window rightwards only: give it sorted points
+            order = np.argsort(s, kind="stable")
+            raw = np.empty(s.shape)
+            raw[order] = _statsmodels_lowess(sample.scores, sample.labels, self.frac,
+                                             self.it, xvals=s[order])
         # statsmodels gives NaN where every neighbour's (robustness x tricube) weight is 0
         warn_undefined(raw, "statsmodels' lowess is NaN there", "widen frac")
         return raw

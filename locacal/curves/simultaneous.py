@@ -48,12 +48,21 @@ Linear smoothers (local regression, lowess without robustness iterations, kernel
     estimate, so the smoothing bias of a fixed span is *not* in it: it covers
     :math:`E \\hat g`, and g only where the bias is small against the band's half-width
     (the coverage study, ``benchmarks/coverage_simultaneous.py``, says where that holds).
+    Kernel regression is the exception: its band is that of a bias-corrected fit, the
+    local quadratic fit with the same kernel and bandwidth, centred on it (robust bias
+    correction, Calonico, Cattaneo & Farrell 2018;
+    :class:`locacal.curves.kernel.KernelCalibrator`), because the Nadaraya-Watson bias at
+    a plug-in bandwidth is of the order of the standard error and the band centred on the
+    estimate covered g in 0.40 of the samples of a skewed DGP at n = 20000.
 
 Binning
     The bin means are independent given the scores, so Šidák's per-bin level
-    :math:`(1 - \\alpha)^{1/k}` (k bins) on each bin's pointwise binomial interval
-    (``interval=``, Wilson's by default) gives joint coverage at least :math:`1 - \\alpha`
-    for the bin averages of g (the estimand of binning; Šidák 1967).
+    :math:`(1 - \\alpha)^{1/k}` (k bins) on each bin's Clopper-Pearson interval gives joint
+    coverage at least :math:`1 - \\alpha` for the bin averages of g over the bin's rows
+    given the scores (the estimand of binning; Šidák 1967; Clopper & Pearson 1934). The
+    pointwise ``interval=`` is not used: Wilson's interval, the pointwise default,
+    undercovers at Šidák's high per-bin levels in bins with few events
+    (:class:`locacal.curves.binning.BinningCalibrator`).
 
 Isotonic regression
     The honest band of a non-decreasing g (Dimitriadis, Dümbgen, Henzi, Puke & Ziegel
@@ -69,7 +78,10 @@ Logistic maps (Platt, beta)
     x(t)}` holds for all t jointly (p free parameters, :math:`\\hat\\Sigma` the inverse
     Fisher information), mapped by expit (Scheffé 1959, ch. 3; the pointwise version is
     :func:`locacal.curves.bands.delta_method_band`). The estimand is the best logistic map of
-    its family; it is g only when g belongs to the family.
+    its family; it is g only when g belongs to the family. Beta calibration's band is
+    Scheffé's over the *unconstrained* fit's coefficients (before its a, b >= 0 rule), whose
+    estimate is asymptotically normal also when the rule binds
+    (:class:`locacal.curves.beta.BetaCalibrator`).
 
 The sup test :func:`locacal.metrics.calibration_test` with ``statistic="sup"`` is the dual
 of the smoothers' band: :math:`T = \\max_t |\\hat g(t) - t| / \\widehat{se}(t)` over the
@@ -80,6 +92,10 @@ References
 ----------
 Agresti, A. & Coull, B. A. (1998). Approximate is better than "exact" for interval
 estimation of binomial proportions. *The American Statistician* 52, 119-126.
+Calonico, S., Cattaneo, M. D. & Farrell, M. H. (2018). On the effect of bias estimation on
+coverage accuracy in nonparametric inference. *JASA* 113, 767-779.
+Clopper, C. J. & Pearson, E. S. (1934). The use of confidence or fiducial limits illustrated
+in the case of the binomial. *Biometrika* 26, 404-413.
 Knowles, M. & Siegmund, D. (1989). On Hotelling's approach to testing for a nonlinear
 parameter in regression. *International Statistical Review* 57, 205-220.
 Loader, C. (1999). *Local Regression and Likelihood*. Springer, section 9.3 (simultaneous

@@ -31,7 +31,7 @@ Bins of the sorted sample are contiguous runs (:class:`SortedBins`), so their su
 unweighted quantile bins (quantiles by selection) are summed in the rows' order instead,
 without a sort, always, so that a metric's value does not depend (in its last bit) on what
 else was computed on the sample before it; their score sums are nearly exact
-(:func:`_score_sums`).
+(:func:`_split_scores`).
 """
 
 from __future__ import annotations
@@ -41,6 +41,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from locacal._validation import check_bins, check_choice, check_int, positive_weight_rows, warn
+from locacal.data.blockwise import blocks
 from locacal.data.quantile import quantile_breaks, quantile_type7
 from locacal.data.sample import Sample
 
@@ -235,8 +236,10 @@ def _sorted_statistics(sample: Sample, b: SortedBins) -> BinStatistics:
     else:
         weight = b.sums(sorted_.weights)
         weight_sq = b.sums(sorted_.weights**2)
-    label_sum = b.sums(sample.sorted_y if sorted_.weights is None
-                       else sorted_.weights * sample.sorted_y)
+    # unweighted: event counts, summed from the boolean labels (the same exact integers as
+    # from their 0.0/1.0 copy, which is not made)
+    label_sum = (np.add.reduceat(sorted_.labels, b.starts, dtype=np.float64)
+                 if sorted_.weights is None else b.sums(sorted_.weights * sample.sorted_y))
     score_sum = b.sums(sorted_.scores if sorted_.weights is None
                        else sorted_.weights * sorted_.scores)
     return _kept(count, weight, weight_sq, label_sum, score_sum, b.upper)
@@ -246,32 +249,44 @@ def _unsorted_statistics(sample: Sample, strategy: str, bins: int) -> BinStatist
     """The statistics without sorting: the edges as :func:`sorted_bins` forms them (type-7
     quantiles are order statistics, the same whether found by sorting or by selection), each
     row's bin by binary search among the inner edges (bin j >= 1 holds the scores above edge
-    j: ``searchsorted(..., side="left")``), sums by ``bincount``. The sums differ from the
-    sorted ones by the order of summation only."""
+    j: ``searchsorted(..., side="left")``), sums in the rows' order (``np.add.at`` block by
+    block, as ``np.bincount`` would add them). The sums differ from the sorted ones by the
+    order of summation only."""
     s = sample.scores
     if strategy == "uniform":
         edges = np.linspace(0.0, 1.0, bins + 1)
     else:
-        # order statistics: the same from the sorted sample when another computation has
-        # sorted it (np.quantile's selection is then quick)
-        ordered = sample.sorted.scores if "sorted" in sample.__dict__ else s
-        edges = quantile_breaks(quantile_type7(ordered, None, np.arange(bins + 1) / bins), bins)
-    if edges.size == 1:  # a single distinct score: one bin
-        index, upper = np.zeros(s.size, dtype=np.intp), edges
-    else:
-        index, upper = _bin_index(s, edges[1:-1]), edges[1:]
+        # order statistics: the same read off the sorted sample when another computation
+        # has sorted it, else found by selection (np.quantile)
+        probs = np.arange(bins + 1) / bins
+        edges = quantile_breaks(quantile_type7(sample.sorted.scores, None, probs)
+                                if "sorted" in sample.__dict__ else np.quantile(s, probs), bins)
+    # a single distinct score: one bin
+    upper, inner = (edges, edges[:0]) if edges.size == 1 else (edges[1:], edges[1:-1])
     size = upper.size
-    count = np.bincount(index, minlength=size).astype(np.float64)
     w = sample.weights
+    # sums in the rows' order, block by block: np.add.at adds as np.bincount does (the same
+    # bits), without 1e7-row temporaries
+    count = np.zeros(size, dtype=np.int64)
+    sums = np.zeros((4, size))  # weight, weight_sq, label_sum, score_sum (w = 1: high, low)
+    for rows in blocks(s.size):
+        sr, yr = s[rows], sample.labels[rows]
+        index = _bin_index(sr, inner)
+        count += np.bincount(index, minlength=size)
+        if w is None:
+            np.add.at(sums[2], index, yr)
+            for part, values in zip(sums[:2], _split_scores(sr), strict=True):
+                np.add.at(part, index, values)
+        else:
+            wr = w[rows]
+            for part, values in zip(sums, (wr, wr * wr, wr * yr, wr * sr), strict=True):
+                np.add.at(part, index, values)
+    count = count.astype(np.float64)
     if w is None:
         weight = weight_sq = count
-        label_sum = np.bincount(index, weights=sample.labels, minlength=size)
-        score_sum = _score_sums(index, s, size)
+        label_sum, score_sum = sums[2], sums[0] + sums[1]
     else:
-        weight = np.bincount(index, weights=w, minlength=size)
-        weight_sq = np.bincount(index, weights=w * w, minlength=size)
-        label_sum = np.bincount(index, weights=w * sample.labels, minlength=size)
-        score_sum = np.bincount(index, weights=w * s, minlength=size)
+        weight, weight_sq, label_sum, score_sum = sums
     filled = count > 0  # empty bins are no bins, as in the sorted sample's runs
     return _kept(count[filled], weight[filled], weight_sq[filled], label_sum[filled],
                  score_sum[filled], upper[filled])
@@ -352,22 +367,20 @@ def _bin_index(scores: np.ndarray, inner: np.ndarray) -> np.ndarray:
     return index.astype(np.intp)
 
 
-#: Scores are split at this power of two for :func:`_score_sums`.
+#: Scores are split at this power of two for :func:`_split_scores`.
 _SPLIT = 2.0**20
 
 
-def _score_sums(index: np.ndarray, scores: np.ndarray, size: int) -> np.ndarray:
-    """Per-bin sums of scores in [0, 1], in the rows' order but almost exact.
+def _split_scores(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Scores in [0, 1] split for almost exact sums in the rows' order.
 
     Each score is split into s_hi, s rounded to a multiple of 2^-20, and s_lo = s - s_hi
     (both exact). Every partial sum of the s_hi is a multiple of 2^-20 below n, hence exact
     in double precision while n < 2^33; the s_lo are below 2^-21, so their sum's rounding
-    is negligible. The bin sums are then as accurate as the sorted sample's pairwise sums or
-    better (``bincount``'s running sum alone errs by up to n eps times the sum, which the
-    ECE, a sum of small differences of such sums, would show).
+    is negligible. Bin sums of s_hi plus those of s_lo are then as accurate as the sorted
+    sample's pairwise sums or better (``bincount``'s running sum alone errs by up to n eps
+    times the sum, which the ECE, a sum of small differences of such sums, would show).
     """
     high = np.rint(scores * _SPLIT)
     high /= _SPLIT
-    low = scores - high
-    return (np.bincount(index, weights=high, minlength=size)
-            + np.bincount(index, weights=low, minlength=size))
+    return high, scores - high

@@ -29,6 +29,7 @@ import numpy as np
 from locacal._validation import (
     as_1d_float,
     check_bins,
+    check_frequency_weights,
     check_scores_labels,
     positive_weight_rows,
     warn,
@@ -55,13 +56,15 @@ _BIN_SUMS = ("count", "weight", "weight_sq", "wy", "ws")
 _S = TypeVar("_S", bound="ScoreStatistics")
 
 
-def _row_scalars(s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> dict[str, float]:
+def _row_scalars(s: np.ndarray, y: np.ndarray, w: np.ndarray | None,
+                 square: np.ndarray | None = None) -> dict[str, float]:
     """The exact scalar sums of one chunk (w = 1 when None): the Brier sum
     sum w (y - s)^2, the log-score sum sum w [y log s~ + (1 - y) log(1 - s~)] with s~ the
     score clipped to [eps, 1 - eps] as :func:`locacal.metrics.log_loss` clips it (log for
     the events, log1p(-s~) for the others, as there), and Spiegelhalter's numerator
     sum w (y - s)(1 - 2 s) and variance sum w^2 (1 - 2 s)^2 s (1 - s). Two row-sized
-    buffers, reused, so the chunk's peak memory stays that of the cell sums."""
+    buffers, reused, so the chunk's peak memory stays that of the cell sums. ``square``
+    replaces w^2 when given (frequency weights: w the rows' w f, ``square`` their f w^2)."""
     a = np.subtract(y, s)                       # y - s
     b = np.multiply(s, -2.0)
     b += 1.0                                    # 1 - 2 s
@@ -72,7 +75,9 @@ def _row_scalars(s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> dict[str
         brier, num = float(np.dot(weighted_gap, a)), float(np.dot(weighted_gap, b))
         del weighted_gap
     b *= b                                      # (1 - 2 s)^2
-    if w is not None:
+    if square is not None:
+        b *= square
+    elif w is not None:
         b *= w
         b *= w                                  # w^2 (1 - 2 s)^2
     np.subtract(1.0, s, out=a)
@@ -154,13 +159,21 @@ class ScoreStatistics:
     # ------------------------------------------------------------------ building
 
     @classmethod
-    def from_arrays(cls: type[_S], scores: Any, labels: Any, weights: Any = None) -> _S:
+    def from_arrays(cls: type[_S], scores: Any, labels: Any, weights: Any = None,
+                    frequency_weights: Any = None) -> _S:
         """The statistics of one chunk, in one pass (validated by
         :func:`locacal._validation.check_scores_labels`; rows of weight zero are dropped, as
         :func:`locacal.lcs` drops them). Weights are relative across the whole sample, so
         every chunk's weights must be on the same scale; they are summed as given.
         Single-class and constant-score warnings are left to the merged whole, since a chunk
-        may legitimately hold one class."""
+        may legitimately hold one class.
+
+        ``frequency_weights`` (whole counts f, :func:`locacal._validation.
+        check_frequency_weights`): every sum is the expanded rows' sum, row i entering
+        ``count`` with f_i, the sums of w with f_i w_i and those of w^2 with f_i w_i^2; the
+        statistics equal those of the expanded rows up to summation order."""
+        if frequency_weights is not None:
+            return cls._from_counts(scores, labels, weights, frequency_weights)
         s, y, w = check_scores_labels(scores, labels, weights, warn_one_class=False,
                                       warn_class_predictions=False)
         rows = s.size
@@ -209,6 +222,47 @@ class ScoreStatistics:
             edge_weight_sq=per_edge(w * w), edge_wy=per_edge(wy), edge_ws=per_edge(ws),
             min_score=float(s.min()), max_score=float(s.max()),
             zero_weight_rows=rows - s.size, **scalars,
+        )
+
+    @classmethod
+    def _from_counts(cls: type[_S], scores: Any, labels: Any, weights: Any,
+                     frequency_weights: Any) -> _S:
+        """:meth:`from_arrays` of grouped rows: the expanded rows' sums (its docstring)."""
+        s, y, w = check_scores_labels(scores, labels, weights, warn_one_class=False,
+                                      warn_class_predictions=False)
+        f = check_frequency_weights(frequency_weights, s.size)
+        relative = None if w is None else as_1d_float(weights, "weights")
+        zero_weight_observations = 0 if relative is None else int(f[relative == 0].sum())
+        keep = f > 0 if relative is None else (f > 0) & (relative > 0)
+        if not keep.any():
+            raise ValueError("weights x frequency_weights are zero on every row of this chunk")
+        s, y, f = s[keep], y[keep], f[keep]
+        point = f if relative is None else relative[keep] * f
+        square = f if relative is None else relative[keep] ** 2 * f
+        if not np.isfinite(float(square.sum())):
+            raise ValueError("weights are too large: their squares overflow; rescale "
+                             "every chunk by the same factor")
+        j = cell_index(s)
+
+        def per_cell(values: np.ndarray) -> np.ndarray:
+            return np.bincount(j, weights=values, minlength=CELLS)
+
+        on_edge = s == EDGES[j + 1]
+        top = j[on_edge] + 1
+
+        def per_edge(values: np.ndarray) -> np.ndarray:
+            return np.bincount(top, weights=values[on_edge], minlength=CELLS + 1)
+
+        scalars = _row_scalars(s, y, point, square)
+        wy, ws, w2s = point * y, point * s, square * s
+        return cls(
+            count=per_cell(f), weight=per_cell(point), weight_sq=per_cell(square),
+            wy=per_cell(wy), ws=per_cell(ws), ws2=per_cell(ws * s), wys=per_cell(wy * s),
+            w2s=per_cell(w2s), w2s2=per_cell(w2s * s),
+            edge_count=per_edge(f), edge_weight=per_edge(point),
+            edge_weight_sq=per_edge(square), edge_wy=per_edge(wy), edge_ws=per_edge(ws),
+            min_score=float(s.min()), max_score=float(s.max()),
+            zero_weight_rows=zero_weight_observations, **scalars,
         )
 
     def merge(self: _S, other: ScoreStatistics) -> _S:

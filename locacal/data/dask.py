@@ -33,7 +33,14 @@ from typing import Any
 
 import numpy as np
 
-from locacal._validation import check_scores, check_scores_labels, is_dask, plain, warn
+from locacal._validation import (
+    check_frequency_weights,
+    check_scores,
+    check_scores_labels,
+    is_dask,
+    plain,
+    warn,
+)
 from locacal.data.cells import ScoreStatistics
 
 __all__ = ["SPLIT_EVERY", "lazy_predict", "lazy_proba", "read_columns", "statistics"]
@@ -112,13 +119,29 @@ def _blocks(named: dict[str, Any]) -> list[list[Any]]:
     return [[parts[k][i] if k in parts else None for k in cols] for i in range(count)]
 
 
-def _partition_statistics(index: int, scores: Any, labels: Any,
-                          weights: Any) -> ScoreStatistics | int | None:
+def _partition_statistics(index: int, scores: Any, labels: Any, weights: Any,
+                          counts: Any = None) -> ScoreStatistics | int | None:
     """Validate one partition and reduce it to its cell statistics (None when empty, the
-    number of rows when all weigh zero); an error names the argument and the partition."""
+    number of rows when all weigh zero); an error names the argument and the partition.
+    ``counts``: frequency weights, whose sums the statistics hold
+    (:meth:`ScoreStatistics.from_arrays`); a partition whose counts are all zero holds no
+    observation (0), one whose weights are zero the number of its observations."""
     try:
         if np.size(scores) == 0:
             return None
+        if counts is not None:
+            f = check_frequency_weights(counts, np.size(scores)) if np.any(
+                np.asarray(counts) != 0) else None
+            if f is None:  # validated like the others, but no observation
+                check_scores_labels(scores, labels, None, warn_one_class=False,
+                                    warn_class_predictions=False)
+                return 0
+            w = None if weights is None else np.asarray(weights, dtype=np.float64)
+            if w is not None and not (w * f).any():
+                check_scores_labels(scores, labels, weights, warn_one_class=False,
+                                    warn_class_predictions=False)
+                return int(f.sum())
+            return ScoreStatistics.from_arrays(scores, labels, weights, f)
         if weights is not None and not (np.asarray(weights) != 0).any():
             # a partition of weight zero holds no row of the sample, but is still checked
             check_scores_labels(scores, labels, np.ones(np.size(scores)) if np.size(weights)
@@ -144,15 +167,22 @@ def _merge(*parts: ScoreStatistics | int | None) -> ScoreStatistics | int | None
 
 
 def statistics(scores: Any, labels: Any, weights: Any = None, *,
-               names: tuple[str, str, str] = ("scores", "labels", "weights")
-               ) -> ScoreStatistics:
+               names: tuple[str, str, str] = ("scores", "labels", "weights"),
+               frequency_weights: Any = None) -> ScoreStatistics:
     """The merged cell sums (:class:`~locacal.data.cells.ScoreStatistics`) of Dask (or mixed
     Dask and in-memory) inputs, computed partition by partition
     (``ScoreStatistics.from_arrays``) and merged in a tree; then the warnings of the
-    in-memory path (one class, all scores equal, class predictions) on the whole."""
+    in-memory path (one class, all scores equal, class predictions) on the whole.
+
+    ``frequency_weights`` (counts, Dask or in memory, cut like the scores): every cell sum
+    is then the expanded rows' (the statistics, hence every number read off them, equal
+    those of the expanded rows up to summation order), and the expansion is never built."""
     import dask
 
-    blocks = _blocks(dict(zip(names, (scores, labels, weights), strict=True)))
+    named = dict(zip(names, (scores, labels, weights), strict=True))
+    if frequency_weights is not None:
+        named["frequency_weights"] = frequency_weights
+    blocks = _blocks(named)
     level = [dask.delayed(_partition_statistics)(i, *b) for i, b in enumerate(blocks)]
     while len(level) > 1:
         level = [dask.delayed(_merge)(*level[i:i + SPLIT_EVERY])

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from locacal.data.blockwise import blocks
 from locacal.data.quantile import _POSITION_SLACK
 from locacal.data.sample import sort_sample
 
@@ -206,13 +207,21 @@ def linear_binning(scores: np.ndarray, weights: np.ndarray | None, cells: int,
     linearly between its two neighbouring nodes."""
     if is_sorted:
         return linear_binning_sorted(scores, weights, cells)
-    frac = scores * cells
-    left = np.minimum(frac.astype(np.intp), cells - 1)
-    frac -= left
-    if weights is not None:
-        frac *= weights
-    right_mass = np.bincount(left, weights=frac, minlength=cells + 1)
-    left_mass = np.bincount(left, weights=weights, minlength=cells + 1) - right_mass
+    # block by block: np.add.at adds in the rows' order as np.bincount does (the same bits)
+    right_mass = np.zeros(cells + 1)
+    total = np.zeros(cells + 1, dtype=np.float64 if weights is not None else np.int64)
+    for rows in blocks(scores.size):
+        frac = scores[rows] * cells
+        left = frac.astype(np.intp)
+        np.minimum(left, cells - 1, out=left)
+        frac -= left
+        if weights is None:
+            total += np.bincount(left, minlength=cells + 1)
+        else:
+            np.add.at(total, left, weights[rows])
+            frac *= weights[rows]
+        np.add.at(right_mass, left, frac)
+    left_mass = total - right_mass
     # the right share of cell j lands on node j + 1
     return left_mass + np.concatenate([[0.0], right_mass[:-1]])
 

@@ -7,7 +7,8 @@ import numpy as np
 
 from locacal._validation import warn
 
-__all__ = ["normalised_weights", "quantile_breaks", "quantile_type7", "warn_tied_bins"]
+__all__ = ["normalised_weights", "quantile_breaks", "quantile_type7", "sorted_linear_quantiles",
+           "warn_tied_bins"]
 
 #: Slack, relative to the number of weighted rows, with which a cumulative weight counts as
 #: having reached a position: it absorbs the rounding of the cumulative sum (about 1e-13
@@ -28,6 +29,34 @@ def normalised_weights(weights: np.ndarray) -> tuple[np.ndarray, int]:
     """
     positive = int(np.count_nonzero(weights > 0))
     return weights * (positive / float(weights.sum())), positive
+
+
+def sorted_linear_quantiles(x_sorted: np.ndarray, probs: np.ndarray) -> np.ndarray:
+    """``np.quantile(x_sorted, probs)`` (method ``"linear"``) of a sorted float64 array,
+    without its copy and selection over the whole array: the same arithmetic on the two
+    order statistics around each position (n - 1) p, so the same bits (checked against
+    ``np.quantile`` in tests/test_blockwise.py).
+
+    With ``a``, ``b`` the order statistics at ``floor((n - 1) p)`` and the next (both the
+    largest beyond the end) and ``g`` the fractional part, ``a + (b - a) g``, or
+    ``b - (b - a)(1 - g)`` when ``g >= 1/2`` (NumPy's ``_lerp``).
+    """
+    n = x_sorted.size
+    virtual = (n - 1) * np.asarray(probs, dtype=np.float64)
+    previous = np.floor(virtual)
+    beyond = virtual >= n - 1
+    previous[beyond] = -1.0
+    previous[virtual < 0] = 0.0
+    following = previous + 1.0
+    following[beyond] = -1.0
+    previous_index, following_index = previous.astype(np.intp), following.astype(np.intp)
+    gamma = virtual - previous_index
+    a, b = x_sorted[previous_index], x_sorted[following_index]
+    diff = b - a
+    result = a + diff * gamma
+    upper = gamma >= 0.5
+    result[upper] = (b - diff * (1 - gamma))[upper]
+    return result
 
 
 def quantile_type7(x_sorted: np.ndarray, w_sorted: np.ndarray | None,
@@ -56,7 +85,7 @@ def quantile_type7(x_sorted: np.ndarray, w_sorted: np.ndarray | None,
     """
     p = np.asarray(probs, dtype=np.float64)
     if w_sorted is None and counts is None:
-        return np.quantile(x_sorted, p)
+        return sorted_linear_quantiles(x_sorted, p)
     if counts is None:
         w_tilde, positive = normalised_weights(w_sorted)
     else:

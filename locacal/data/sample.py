@@ -21,6 +21,9 @@ import numpy as np
 
 __all__ = ["Sample", "SortedSample", "sort_sample"]
 
+#: Rows per block of :meth:`SortedSample.label_counts`.
+_COUNT_BLOCK = 1 << 16
+
 
 @dataclass(frozen=True, eq=False)
 class SortedSample:
@@ -76,6 +79,34 @@ class SortedSample:
         lo = np.asarray(lo, dtype=np.intp)
         hi = np.asarray(hi, dtype=np.intp)
         return (prefix[hi] - prefix[lo]).astype(np.float64)
+
+    def label_counts(self, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+        """Events in each sorted row range ``[lo, hi)``, as float64 (exact integers): the
+        same numbers as ``range_sum("y", lo, hi)``.
+
+        Unless the prefix sums of the labels are already kept, they are not built (an n + 1
+        array of int64 for a few hundred ranges): events are counted per block of
+        :data:`_COUNT_BLOCK` rows once, and each range end adds the events of its partial
+        block.
+        """
+        if ("prefix", "y") in self._sums:
+            return self.range_sum("y", lo, hi)
+        if "block_events" not in self._sums:
+            full = self.n - self.n % _COUNT_BLOCK
+            per_block = np.count_nonzero(self.labels[:full].reshape(-1, _COUNT_BLOCK), axis=1)
+            self._sums["block_events"] = np.concatenate([[0], np.cumsum(per_block)])
+        before = self._sums["block_events"]
+
+        def events_before(ends: np.ndarray) -> np.ndarray:
+            block = ends // _COUNT_BLOCK
+            partial = [np.count_nonzero(self.labels[b * _COUNT_BLOCK:e])
+                       for b, e in zip(block.tolist(), ends.tolist(), strict=True)]
+            return before[block] + np.asarray(partial, dtype=np.int64)
+
+        lo = np.asarray(lo, dtype=np.intp)
+        hi = np.asarray(hi, dtype=np.intp)
+        return (events_before(hi.ravel()) - events_before(lo.ravel())).reshape(
+            hi.shape).astype(np.float64)
 
     def _values(self, name: str) -> np.ndarray:
         if name == "y":

@@ -233,7 +233,8 @@ def fit(data: SortedSample | ScoreStatistics | CellIndex | Rows,
         data = sort_sample(*data)
     sample = data
     if isinstance(params, LocalParams) and params.family == "binomial":
-        if sample.counts is not None and (backend != "native" or copies is not None):
+        if sample.counts is not None and (copies is not None or (
+                backend != "native" and not fixed_bandwidth(params))):
             raise ValueError("with frequency_weights the local likelihood is the native "
                              f"one, refitted per resample; got backend={backend!r}"
                              + ("" if copies is None else " and copies="))
@@ -242,7 +243,9 @@ def fit(data: SortedSample | ScoreStatistics | CellIndex | Rows,
     if {"se", "logit"} & set(outputs):
         raise ValueError("outputs: 'se' and 'logit' are the local likelihood's "
                          "(family='binomial')")
-    if sample.counts is not None:
+    if sample.counts is not None and not (
+            fixed_bandwidth(params) and copies is None and not isinstance(points, str)
+            and (backend == "locfit" or structure == "tree")):
         return _with_counts(sample, points, params, outputs, structure, backend, copies)
     if isinstance(params, NearestMean):
         return LocalFits(knn_means(sample, points, params.k))
@@ -269,6 +272,15 @@ def fit(data: SortedSample | ScoreStatistics | CellIndex | Rows,
     return LocalFits(value, unsplittable=unsplittable)
 
 
+def fixed_bandwidth(params: Any) -> bool:
+    """Whether the span is a fixed ``h`` alone (no ``nn``): then locfit's ``weights=``,
+    which enter every sum but not the nearest-neighbour count, reproduce the expanded rows
+    (value to 1e-15 at degree 0-1 and 2e-10 at degree 2, measured against R on expanded
+    rows, trees included), and so does the replay of locfit's tree (its cells split by
+    ``h`` and the scores, not by how many rows share a score)."""
+    return isinstance(params, LocalParams) and not params.nn
+
+
 def _with_counts(sample: SortedSample, points: Any, params: Any, outputs: tuple[str, ...],
                  structure: str, backend: str, copies: Any) -> LocalFits:
     """Frequency weights: the exact per-window fit (``_direct``), whose windows and sums
@@ -280,7 +292,10 @@ def _with_counts(sample: SortedSample, points: Any, params: Any, outputs: tuple[
     if (isinstance(params, NearestMean) or copies is not None or structure != "exact"
             or backend != "native"):
         raise ValueError("with frequency_weights the local fit is the native exact one at "
-                         "given points (structure='exact', backend='native', a fixed span); "
+                         "given points (structure='exact', backend='native', a fixed span), "
+                         "or, with a fixed bandwidth h alone (no nn), also locfit's tree "
+                         "or R's locfit: locfit's nn counts rows, not their weights, so "
+                         "its window is not the expanded rows'; "
                          f"got params={params!r}, structure={structure!r}, "
                          f"backend={backend!r}")
     at_data = isinstance(points, str)

@@ -368,11 +368,17 @@ class _InBlockSums:
         each array, one (order + 1, len) array per column."""
         idx = np.concatenate(indices).astype(np.intp)
         out = [np.zeros((order + 1, idx.size)) for order in self.orders]
-        chunk = np.where(idx < self.n, idx // CHUNK, -1)
-        for c in np.unique(chunk).tolist():
-            if c < 0:
-                continue
-            rows = np.flatnonzero(chunk == c)
+        read = np.flatnonzero(idx < self.n)
+        chunk = idx[read] // CHUNK
+        # the rows grouped by chunk (a stable sort of small integers), chunks in ascending
+        # order as they are computed and kept
+        order = np.argsort(chunk, kind="stable")
+        sizes = np.bincount(chunk)
+        present = np.flatnonzero(sizes)
+        ends = np.cumsum(sizes[present])
+        for c, a, b in zip(present.tolist(), (ends - sizes[present]).tolist(), ends.tolist(),
+                           strict=True):
+            rows = read[order[a:b]]
             local = idx[rows] - c * CHUNK
             for target, part in zip(out, self._sums_of_chunk(c * CHUNK), strict=True):
                 target[:, rows] = part[:, local]

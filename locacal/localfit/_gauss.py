@@ -26,6 +26,16 @@ the ratio is smaller because S and T share it (tested against the direct sums). 
 rounds: each sum is off by up to about 1e-15 of the total mass in absolute terms, which is
 large relative to the sums where hardly any data lies within a few h. Points whose estimate
 that rounding could move by more than :data:`ROUNDING_TOLERANCE` are evaluated directly.
+
+The pointwise band's variance factor sum_i l_i(t)^2 (:func:`kernel_var_factor`) follows the
+same rule: direct sums up to :data:`EXACT_MAX_WORK` pairs, above it binned sums, the squared
+kernel being a Gaussian of standard deviation h / sqrt(2) (O(n + CELLS log CELLS + m) instead
+of O(n m): 1.7-2.9 s -> 0.16-0.5 s at n = 10^6 and 95 points). Measured against the direct
+sums at n = 10^5 and 10^6 (beta(2, 5) scores, bw.nrd0, 95 points in [0.001, 0.999], without
+and with weights and counts): at most 2e-6 relative, at the points in the sparse tail where
+every observation lies many bandwidths away (the binning error grows with the squared
+distance in bandwidths), about 1e-7 elsewhere. A relative 2e-6 in the variance factor moves
+the band by 1e-6 of its half-width.
 """
 
 from __future__ import annotations
@@ -99,27 +109,10 @@ def _direct_sums(scores: np.ndarray, labels: np.ndarray, weights: np.ndarray | N
     return out
 
 
-def kernel_var_factor(scores: np.ndarray, weights: np.ndarray | None, points: np.ndarray,
-                      bw: float, reg_type: str = "lc",
-                      counts: np.ndarray | None = None) -> np.ndarray:
-    """``sum_i l_i(t)^2`` of the linear-smoother weights of :func:`kernel_regression`.
-
-    With the kernel weights k_i = w_i K(u_i) scaled as in :func:`_scaled_kernel` (each
-    point's largest is 1: the l_i are ratios, unchanged, and their squares cannot underflow
-    to 0 / 0 however small the bandwidth), l_i = k_i / S_0 (local constant) or
-    l_i = k_i (S_2 - S_1 u_i) / (S_0 S_2 - S_1^2) (local linear; the local constant's where
-    :func:`_local_linear` falls back to it). Finite at every point: far from the data (in
-    bandwidths) it tends to 1 / (number of nearest observations), the variance factor of the
-    estimate there, their mean label.
-
-    ``counts`` (frequency weights, ``weights`` the combined ``w f``): the expanded rows'
-    factor, each row's ``l_i^2`` divided by its count (``f`` copies of ``l_i / f``).
-    """
-    if weights is not None:  # rows of weight zero carry nothing
-        keep = weights > 0
-        scores, weights = scores[keep], weights[keep]
-        counts = None if counts is None else counts[keep]
-    inverse = None if counts is None else 1.0 / counts
+def _direct_var_factor(scores: np.ndarray, weights: np.ndarray | None, points: np.ndarray,
+                       bw: float, reg_type: str, inverse: np.ndarray | None) -> np.ndarray:
+    """:func:`kernel_var_factor` by direct summation, in chunks of points (kernel values
+    scaled by :func:`_scaled_kernel`); ``inverse`` is 1 / counts, or None."""
     out = np.empty(points.size)
     log_w = None if weights is None else np.log(weights)
     for rows in _point_chunks(scores.size, points.size):
@@ -140,6 +133,90 @@ def kernel_var_factor(scores: np.ndarray, weights: np.ndarray | None, points: np
             linear = lever_sq.sum(axis=1) / (det * det)
         out[rows] = np.where(solvable, linear, constant)
     return out
+
+
+def _binned_var_factor(scores: np.ndarray, weights: np.ndarray | None, points: np.ndarray,
+                       bw: float, reg_type: str, inverse: np.ndarray | None,
+                       cells: int) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`kernel_var_factor` from binned kernel sums, and a bound on the FFT's rounding
+    in each value, relative to the value.
+
+    The squared kernel is a Gaussian of standard deviation h / sqrt(2):
+    w_i^2 K(u_i)^2 u_i^j = 2^(-j/2) w_i^2 exp(-v_i^2 / 2) v_i^j with v_i = sqrt(2) u_i, so
+    A_j = sum_i (w_i^2 / f_i) K(u_i)^2 u_i^j is the binned sum of the masses w^2 / f with that
+    bandwidth. Then sum_i l_i^2 = A_0 / S_0^2 (local constant) and
+    (S_2^2 A_0 - 2 S_1 S_2 A_1 + S_1^2 A_2) / (S_0 S_2 - S_1^2)^2 (local linear).
+    """
+    squares = np.ones_like(scores) if weights is None else weights * weights
+    if inverse is not None:
+        squares = squares * inverse
+    mass_w = linear_binning(scores, weights, cells)
+    mass_sq = linear_binning(scores, squares, cells)
+    noise_w = _FFT_ROUNDING * float(mass_w.sum())
+    noise_sq = _FFT_ROUNDING * float(mass_sq.sum())
+    nodes = np.linspace(0.0, 1.0, cells + 1)
+
+    def at_points(mass: np.ndarray, h: float, power: int) -> np.ndarray:
+        return np.interp(points, nodes, gauss_convolve_nodes(mass, h, cells, power))
+
+    narrow = bw / np.sqrt(2.0)
+    s0, a0 = at_points(mass_w, bw, 0), at_points(mass_sq, narrow, 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        constant = a0 / (s0 * s0)
+        bound = noise_sq / a0 + 2.0 * noise_w / s0
+        if reg_type == "ll":
+            s1, s2 = at_points(mass_w, bw, 1), at_points(mass_w, bw, 2)
+            a1 = at_points(mass_sq, narrow, 1) / np.sqrt(2.0)
+            a2 = at_points(mass_sq, narrow, 2) / 2.0
+            det = s0 * s2 - s1 * s1
+            numer = s2 * s2 * a0 - 2.0 * s1 * s2 * a1 + s1 * s1 * a2
+            solvable = det > _SINGULAR * s0 * s2
+            # first-order change of numer / det^2 when every sum moves by its FFT rounding
+            d_numer = (noise_sq * (s2 * s2 + 2.0 * np.abs(s1 * s2) + s1 * s1)
+                       + noise_w * 2.0 * (np.abs(s2) * a0 + np.abs(s1 * a1) + np.abs(s2 * a1)
+                                          + np.abs(s1) * a2))
+            d_det = noise_w * (np.abs(s0) + np.abs(s2) + 2.0 * np.abs(s1))
+            linear_bound = d_numer / np.abs(numer) + 2.0 * d_det / det
+            constant = np.where(solvable, numer / (det * det), constant)
+            bound = np.where(solvable, linear_bound, bound)
+    bound = np.where(np.isfinite(bound) & (bound >= 0) & np.isfinite(constant), bound, np.inf)
+    return constant, bound
+
+
+def kernel_var_factor(scores: np.ndarray, weights: np.ndarray | None, points: np.ndarray,
+                      bw: float, reg_type: str = "lc",
+                      counts: np.ndarray | None = None) -> np.ndarray:
+    """``sum_i l_i(t)^2`` of the linear-smoother weights of :func:`kernel_regression`.
+
+    With the kernel weights k_i = w_i K(u_i) scaled as in :func:`_scaled_kernel` (each
+    point's largest is 1: the l_i are ratios, unchanged, and their squares cannot underflow
+    to 0 / 0 however small the bandwidth), l_i = k_i / S_0 (local constant) or
+    l_i = k_i (S_2 - S_1 u_i) / (S_0 S_2 - S_1^2) (local linear; the local constant's where
+    :func:`_local_linear` falls back to it). Finite at every point: far from the data (in
+    bandwidths) it tends to 1 / (number of nearest observations), the variance factor of the
+    estimate there, their mean label.
+
+    ``counts`` (frequency weights, ``weights`` the combined ``w f``): the expanded rows'
+    factor, each row's ``l_i^2`` divided by its count (``f`` copies of ``l_i / f``).
+
+    Direct sums up to :data:`EXACT_MAX_WORK` (observation, point) pairs, binned sums above
+    (module documentation: their error, and the points whose FFT rounding could move the
+    factor by more than :data:`ROUNDING_TOLERANCE` relative are summed directly).
+    """
+    if weights is not None:  # rows of weight zero carry nothing
+        keep = weights > 0
+        scores, weights = scores[keep], weights[keep]
+        counts = None if counts is None else counts[keep]
+    inverse = None if counts is None else 1.0 / counts
+    if scores.size * points.size <= EXACT_MAX_WORK:
+        return _direct_var_factor(scores, weights, points, bw, reg_type, inverse)
+    factor, bound = _binned_var_factor(scores, weights, points, bw, reg_type, inverse, CELLS)
+    redo = ~(bound <= ROUNDING_TOLERANCE)
+    if redo.any():
+        targets, where = np.unique(points[redo], return_inverse=True)
+        factor[redo] = _direct_var_factor(scores, weights, targets, bw, reg_type,
+                                          inverse)[where]
+    return factor
 
 
 def _local_linear(s0: np.ndarray, s1: np.ndarray, s2: np.ndarray, t0: np.ndarray,

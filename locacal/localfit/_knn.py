@@ -49,11 +49,14 @@ def knn_means(sample: SortedSample, points: np.ndarray, k: float) -> np.ndarray:
     the boundary are decided on exactly the numbers ``|s - t|`` that R's code ranks; prefix
     sums give each run's weight and label sum.
     """
-    w = np.ones_like(sample.scores) if sample.weights is None else sample.weights
-    cwy = np.concatenate([[0.0], np.cumsum(np.where(sample.labels, w, 0.0))])
     r = knn_runs(sample.scores, sample.weights, points, k)
-    wy_in = cwy[r.b_in] - cwy[r.a_in]
-    wy_edge = (cwy[r.b_all] - cwy[r.a_all]) - wy_in
+    if sample.weights is None:  # label counts: integers, exact in any form
+        wy_in = sample.label_counts(r.a_in, r.b_in)
+        wy_edge = sample.label_counts(r.a_all, r.b_all) - wy_in
+    else:
+        cwy = np.concatenate([[0.0], np.cumsum(np.where(sample.labels, sample.weights, 0.0))])
+        wy_in = cwy[r.b_in] - cwy[r.a_in]
+        wy_edge = (cwy[r.b_all] - cwy[r.a_all]) - wy_in
     return (wy_in + r.share * wy_edge) / k
 
 
@@ -61,8 +64,11 @@ def knn_runs(s: np.ndarray, weights: np.ndarray | None, points: np.ndarray,
              k: float) -> KnnRuns:
     """:class:`KnnRuns` of :func:`knn_means` on the sorted scores ``s`` (weights in the same
     order, or None)."""
-    w = np.ones_like(s) if weights is None else weights
-    cw = np.concatenate([[0.0], np.cumsum(w)])
+    prefix = None if weights is None else np.concatenate([[0.0], np.cumsum(weights)])
+
+    def cw(i: np.ndarray) -> np.ndarray:
+        """Weight of the first i sorted rows (unit weights: i itself, exact)."""
+        return np.asarray(i, dtype=np.float64) if prefix is None else prefix[i]
     n = s.size
     t = points
     split = np.searchsorted(s, t, side="right")  # s[:split] <= t < s[split:]
@@ -87,7 +93,7 @@ def knn_runs(s: np.ndarray, weights: np.ndarray | None, points: np.ndarray,
 
     def enough(d: np.ndarray, pts: np.ndarray) -> np.ndarray:
         a, b = run(d, pts, strict=False)
-        return cw[b] - cw[a] >= need
+        return cw(b) - cw(a) >= need
 
     # h is the distance of some left or right observation: the nearest on each side that
     # already gathers weight k, whichever is closer
@@ -106,6 +112,6 @@ def knn_runs(s: np.ndarray, weights: np.ndarray | None, points: np.ndarray,
     h = np.minimum(h_left, h_right)
     a_in, b_in = run(h, every, strict=True)
     a_all, b_all = run(h, every, strict=False)
-    w_in = cw[b_in] - cw[a_in]
-    w_edge = (cw[b_all] - cw[a_all]) - w_in
+    w_in = cw(b_in) - cw(a_in)
+    w_edge = (cw(b_all) - cw(a_all)) - w_in
     return KnnRuns(a_in, b_in, a_all, b_all, (k - w_in) / w_edge, k)

@@ -100,8 +100,9 @@ def label_fits(sample: SortedSample, params: LocalParams, grid: np.ndarray,
     the window [lo, hi) of each point depends on the scores only (locfit's rule, as in
     :func:`~._direct.fit_points`), and each fit is the ratio
     ``(P_b[hi] - P_b[lo]) / (P_w[hi] - P_w[lo])`` of float64 running sums of ``w y_b`` and
-    ``w``. Without weights these are exact integers, so each row equals the single fit
-    bit for bit; with weights each running sum is off by at most ``n u sum |w|``
+    ``w``. Without weights these are exact integers (summed as such: an integer cumsum is
+    several times quicker than a float one), so each row equals the single fit bit for
+    bit; with weights each running sum is off by at most ``n u sum |w|``
     (u = 2^-53; Higham 2002, eq. 4.4) where the single fit's long-double sums are off by
     ``n 2^-64 sum |w|``, a relative difference of order 1e-16 in a window mean. NaN where a
     window holds no weight. Other degrees and kernels: one copy of every row,
@@ -116,9 +117,14 @@ def label_fits(sample: SortedSample, params: LocalParams, grid: np.ndarray,
     w = np.ones_like(s) if weights is None else weights
     prefix_w = np.concatenate([[0.0], np.cumsum(w)])
     window_weight = prefix_w[hi] - prefix_w[lo]
-    prefix = np.zeros((labels.shape[0], labels.shape[1] + 1))
-    np.cumsum(labels if weights is None else labels * weights, axis=1, out=prefix[:, 1:])
-    events = prefix[:, hi] - prefix[:, lo]
+    if weights is None:  # event counts: the same whole sums by a quicker integer cumsum
+        prefix = np.zeros((labels.shape[0], labels.shape[1] + 1), dtype=np.int32)
+        np.cumsum(labels.astype(np.int32), axis=1, dtype=np.int32, out=prefix[:, 1:])
+        events = (prefix[:, hi] - prefix[:, lo]).astype(np.float64)
+    else:
+        prefix = np.zeros((labels.shape[0], labels.shape[1] + 1))
+        np.cumsum(labels * weights, axis=1, out=prefix[:, 1:])
+        events = prefix[:, hi] - prefix[:, lo]
     return np.divide(events, window_weight, out=np.full_like(events, np.nan),
                      where=window_weight > 0)
 

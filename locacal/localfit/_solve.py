@@ -188,11 +188,15 @@ def jacobi_eigen(a: np.ndarray, max_sweeps: int = JACOBI_SWEEPS) -> tuple[np.nda
     only when ``a_ij^2 > 1e-15 |a_ii a_jj|``, with ``cos 2phi = (a_jj - a_ii) / (2 r)``,
     ``r = sqrt(((a_jj - a_ii) / 2)^2 + a_ij^2)``, ``cos phi = sqrt((1 + cos 2phi) / 2)`` and
     ``sin phi = sign(-a_ij) sqrt((1 - cos 2phi) / 2)``; set the rotated pair to 0; stop after
-    a sweep without rotation or after 20 sweeps. Batched over the first axis.
+    a sweep without rotation or after 20 sweeps. Batched over the first axis; the entries are
+    held entry-major, ``(p, p, m)``, so that every operation runs over contiguous arrays of the
+    m matrices (the same arithmetic, element by element, as on ``(m, p, p)``).
     """
-    x = a.copy()
-    m, p, _ = x.shape
-    vec = np.broadcast_to(np.eye(p), (m, p, p)).copy()
+    x = np.ascontiguousarray(a.transpose(1, 2, 0))
+    p, _, m = x.shape
+    vec = np.zeros((p, p, m))
+    for i in range(p):
+        vec[i, i] = 1.0
     for _ in range(max_sweeps):
         moved = np.zeros(m, dtype=bool)
         for i in range(p):
@@ -200,40 +204,41 @@ def jacobi_eigen(a: np.ndarray, max_sweeps: int = JACOBI_SWEEPS) -> tuple[np.nda
                 moved |= _jacobi_rotate(x, vec, i, j)
         if not moved.any():
             break
-    return np.diagonal(x, axis1=1, axis2=2).copy(), vec
+    lam = np.array([x[i, i] for i in range(p)]).T.copy()
+    return lam, np.ascontiguousarray(vec.transpose(2, 0, 1))
 
 
 def _jacobi_rotate(x: np.ndarray, vec: np.ndarray, i: int, j: int) -> np.ndarray:
-    """One rotation of the pair (i, j) of every matrix that needs it; returns the mask."""
-    aij = x[:, i, j]
-    need = aij * aij > JACOBI_TOL * np.abs(x[:, i, i] * x[:, j, j])
+    """One rotation of the pair (i, j) of every matrix that needs it (entry-major arrays,
+    ``x[a, b]`` the (a, b) entries of all matrices); returns the mask.
+
+    Matrices that need no rotation keep their entries exactly (``np.where``); the others get
+    the rotation's arithmetic, the same operations in the same order as one matrix alone.
+    """
+    aij = x[i, j]
+    need = aij * aij > JACOBI_TOL * np.abs(x[i, i] * x[j, j])
     if not need.any():
         return need
     every = bool(need.all())
-    if every:  # rotate in place (no gather and scatter)
-        xs, vs = x, vec
-    else:
-        sel = np.flatnonzero(need)
-        xs, vs = x[sel], vec[sel]
-    half = (xs[:, j, j] - xs[:, i, i]) / 2
-    off = -xs[:, i, j]
-    r = np.sqrt(half * half + off * off)
-    cos2 = half / r
-    sin = (np.sqrt((1 - cos2) / 2) * np.where(off > 0, 1.0, -1.0))[:, None]
-    cos = np.sqrt((1 + cos2) / 2)[:, None]
-    ri, rj = xs[:, i, :].copy(), xs[:, j, :].copy()
-    xs[:, i, :] = ri * cos + rj * sin
-    xs[:, j, :] = rj * cos - ri * sin
-    ci, cj = xs[:, :, i].copy(), xs[:, :, j].copy()
-    xs[:, :, i] = ci * cos + cj * sin
-    xs[:, :, j] = cj * cos - ci * sin
-    xs[:, i, j] = 0.0
-    xs[:, j, i] = 0.0
-    vi, vj = vs[:, :, i].copy(), vs[:, :, j].copy()
-    vs[:, :, i] = vi * cos + vj * sin
-    vs[:, :, j] = vj * cos - vi * sin
-    if not every:
-        x[sel], vec[sel] = xs, vs
+    with np.errstate(divide="ignore", invalid="ignore"):  # only where no rotation is needed
+        half = (x[j, j] - x[i, i]) / 2
+        off = -aij
+        r = np.sqrt(half * half + off * off)
+        cos2 = half / r
+        sin = np.sqrt((1 - cos2) / 2) * np.where(off > 0, 1.0, -1.0)
+        cos = np.sqrt((1 + cos2) / 2)
+
+    def rotate(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        new_a, new_b = a * cos + b * sin, b * cos - a * sin
+        if every:
+            return new_a, new_b
+        return np.where(need, new_a, a), np.where(need, new_b, b)
+
+    x[i], x[j] = rotate(x[i].copy(), x[j].copy())
+    x[:, i], x[:, j] = rotate(x[:, i].copy(), x[:, j].copy())
+    x[i, j] = np.where(need, 0.0, x[i, j])
+    x[j, i] = np.where(need, 0.0, x[j, i])
+    vec[:, i], vec[:, j] = rotate(vec[:, i].copy(), vec[:, j].copy())
     return need
 
 

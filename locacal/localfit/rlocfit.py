@@ -158,13 +158,15 @@ R_FAMILIES = ("gaussian", "binomial")
 def locfit_settings(degree: int = 0, nn: float = 0.15, h: float = 0.0, kernel: str = "rect",
                     maxk: int = 200, evaluation: str = "locfit",
                     family: str = "gaussian") -> LocfitSettings:
-    """Check locfit's settings with the native engine's rules; ``h = 0`` means no fixed part."""
-    check_fraction(nn, "nn")  # locfit always needs nn (the native engine allows None)
-    params = local_params(degree, nn, h or None, kernel)  # the native engine's checks
+    """Check locfit's settings with the native engine's rules; ``h = 0`` means no fixed part,
+    ``nn`` None or 0 no nearest-neighbour part (R's ``lp(nn = 0, h = h)``; ``h`` needed)."""
+    if not (nn is None or (isinstance(nn, (int, float)) and nn == 0 and h)):
+        check_fraction(nn, "nn")  # locfit needs nn unless a fixed h alone is the span
+    params = local_params(degree, nn or None, h or None, kernel)  # the native engine's checks
     maxk = check_maxk(maxk)
     check_choice(evaluation, EVALUATIONS, "evaluation")
     family = check_choice(family, R_FAMILIES, "family")
-    return LocfitSettings(params.degree, float(params.nn), params.h or 0.0, params.kernel,
+    return LocfitSettings(params.degree, float(params.nn or 0.0), params.h or 0.0, params.kernel,
                           maxk, evaluation, family)
 
 
@@ -326,7 +328,7 @@ def _native_neighbourhood(settings: LocfitSettings, n: int) -> LocfitSettings:
       the nearest scores uniformly. Refused with a ValueError naming ``nn``.
     """
     h = settings.h or None
-    k = effective_count(n, settings.nn, h)
+    k = effective_count(n, settings.nn or None, h)
     edge = float(kernel_weights(np.ones(1), 1.0, settings.kernel)[0])
     if h is None and k == 1 and edge == 0.0:
         raise ValueError(
@@ -334,7 +336,7 @@ def _native_neighbourhood(settings: LocfitSettings, n: int) -> LocfitSettings:
             f"observations, and the {settings.kernel} kernel gives it weight 0: R's locfit then "
             f"returns an undefined fit. Give nn >= {2.0 / n:.3g} or h, kernel='rect', or "
             "backend='native' (which weights the nearest scores uniformly)")
-    if warn_if_widened(n, settings.nn, h):
+    if warn_if_widened(n, settings.nn or None, h):
         return replace(settings, nn=1.0 / n)
     return settings
 
@@ -343,7 +345,7 @@ def _refuse_crashing_ties(scores: np.ndarray, settings: LocfitSettings) -> None:
     from locacal.localfit._tree import locfit_tree_would_crash
 
     reason = locfit_tree_would_crash(
-        scores, nn=settings.nn, h=settings.h or None, cut=0.8, maxk=settings.maxk,
+        scores, nn=settings.nn or None, h=settings.h or None, cut=0.8, maxk=settings.maxk,
         stack_bytes=_rthread.STACK_BYTES - STACK_RESERVE_BYTES)
     if reason is not None:
         raise LocfitCrashError(

@@ -41,12 +41,12 @@ def dask_input(cells_version: Callable[..., float], *,
             options = dict(bound.arguments)
             scores, labels = options.pop("scores"), options.pop("labels")
             weights = options.pop("weights")
-            if options.pop("frequency_weights", None) is not None:
-                raise TypeError("frequency_weights take in-memory counts; with Dask input "
-                                "give the rows themselves")
+            counts = options.pop("frequency_weights", None)
             if check is not None:
                 options = check(**options)
-            return cells_version(statistics(scores, labels, weights), **options)
+            # counts multiply into every cell sum: the expanded rows' statistics
+            return cells_version(statistics(scores, labels, weights,
+                                            frequency_weights=counts), **options)
 
         return wrapper
 

@@ -14,18 +14,19 @@ from collections.abc import Callable
 import numpy as np
 
 from locacal.curves.curve import SLIDES_GRID_SIZE, slides_grid
-from locacal.data.bins import sorted_bins
+from locacal.data.bins import default_bin_size, sorted_bins
 from locacal.data.quantile import normalised_weights
 from locacal.data.sample import SortedSample
 from locacal.density import reflected_bandwidth, reflected_kde_values
 from locacal.localfit import LocalParams, effective_count, fit
 from locacal.localfit._knn import knn_runs
 from locacal.localfit._window import fixed_or_nn_bandwidth, window_bounds
+from locacal.metrics._bootstrap_statistics import isotonic_squared_errors
 from locacal.metrics.clinical import _chi_terms, _kish_weights, hosmer_lemeshow_groups
 from locacal.metrics.corp import TiedScores
 
-__all__ = ["BatchStatistic", "binned_batch", "hl_batch", "lcs_batch", "local_gap_batch",
-           "mcb_batch", "rowwise", "spiegelhalter_batch", "wmse_batch"]
+__all__ = ["BatchStatistic", "adaptive_batch", "binned_batch", "hl_batch", "lcs_batch",
+           "local_gap_batch", "mcb_batch", "rowwise", "spiegelhalter_batch", "wmse_batch"]
 
 #: Maps a (B, n) matrix of sorted label vectors to B statistic values.
 BatchStatistic = Callable[[np.ndarray], np.ndarray]
@@ -96,10 +97,14 @@ def wmse_batch(scores: np.ndarray, weights: np.ndarray | None) -> BatchStatistic
 
     def statistic(labels: np.ndarray) -> np.ndarray:
         weighted = _weighted(labels[:, keep], w)
-        prefix = np.zeros((labels.shape[0], weighted.shape[1] + 1))
-        np.cumsum(weighted, axis=1, out=prefix[:, 1:])
-        inner = prefix[:, runs.b_in] - prefix[:, runs.a_in]
-        edge = prefix[:, runs.b_all] - prefix[:, runs.a_all] - inner
+        if w is None:  # event counts: the same (whole) sums by a quicker integer cumsum
+            prefix = np.zeros((labels.shape[0], weighted.shape[1] + 1), dtype=np.int32)
+            np.cumsum(weighted.astype(np.int32), axis=1, dtype=np.int32, out=prefix[:, 1:])
+        else:
+            prefix = np.zeros((labels.shape[0], weighted.shape[1] + 1))
+            np.cumsum(weighted, axis=1, out=prefix[:, 1:])
+        inner = (prefix[:, runs.b_in] - prefix[:, runs.a_in]).astype(np.float64)
+        edge = (prefix[:, runs.b_all] - prefix[:, runs.a_all]).astype(np.float64) - inner
         means = (inner + runs.share * edge) / k
         return ((grid - means) ** 2) @ density
 
@@ -166,7 +171,8 @@ def mcb_batch(scores: np.ndarray, weights: np.ndarray | None) -> BatchStatistic:
 
     MCB = [sum_i w_i (y_i - s_i)^2 - sum_i w_i (y_i - f_i)^2] / sum_i w_i with f the pooled
     PAV fit; the first sum is ``sum_i w_i y_i (1 - 2 s_i) + sum_i w_i s_i^2`` (y^2 = y), the
-    second comes from the per-group label sums. One PAV fit per row.
+    second comes from the per-group label sums. One PAV fit per row, on the runs of equal
+    group means (:func:`~locacal.metrics._bootstrap_statistics.isotonic_squared_errors`).
     """
     keep = slice(None) if weights is None else weights > 0
     s = scores[keep]
@@ -177,12 +183,16 @@ def mcb_batch(scores: np.ndarray, weights: np.ndarray | None) -> BatchStatistic:
     brier_base = float(np.dot(wv, s * s))
     brier_slope = 1.0 - 2.0 * s
 
+    tied = groups.starts.size < s.size
+
     def statistic(labels: np.ndarray) -> np.ndarray:
         weighted = _weighted(labels[:, keep], w)
-        brier = weighted @ brier_slope + brier_base
-        sums = np.add.reduceat(weighted, groups.starts, axis=1)
-        recalibrated = np.array([groups.squared_error(row, groups.recalibrate(row))
-                                 for row in sums])
+        # einsum, not a BLAS matrix-vector product: BLAS threads cost more than they save
+        brier = np.einsum("ij,j->i", weighted, brier_slope) + brier_base
+        sums = np.add.reduceat(weighted, groups.starts, axis=1) if tied else weighted
+        # unit weights: counts and label sums are whole numbers, pooled exactly
+        unit = None if w is None and not tied else np.broadcast_to(groups.weight, sums.shape)
+        recalibrated = isotonic_squared_errors(unit, sums, whole=w is None)
         return (brier - recalibrated) / total
 
     return statistic
@@ -210,9 +220,11 @@ def hl_batch(scores: np.ndarray, weights: np.ndarray | None) -> BatchStatistic:
     return statistic
 
 
-def spiegelhalter_batch(scores: np.ndarray, weights: np.ndarray | None) -> BatchStatistic:
-    """|z| of :func:`locacal.metrics.spiegelhalter_z`, linear in the labels:
-    z = (sum_i w_i y_i (1 - 2 s_i) - sum_i w_i s_i (1 - 2 s_i)) / sd (NaN when sd = 0)."""
+def spiegelhalter_batch(scores: np.ndarray, weights: np.ndarray | None, *,
+                        signed: bool = False) -> BatchStatistic:
+    """|z| of :func:`locacal.metrics.spiegelhalter_z` (z itself with ``signed``), linear in
+    the labels: z = (sum_i w_i y_i (1 - 2 s_i) - sum_i w_i s_i (1 - 2 s_i)) / sd (NaN when
+    sd = 0)."""
     w = np.ones_like(scores) if weights is None else weights / weights.max()
     lever = 1.0 - 2.0 * scores
     sd = float(np.sqrt(np.sum(w * w * lever * lever * scores * (1.0 - scores))))
@@ -222,6 +234,39 @@ def spiegelhalter_batch(scores: np.ndarray, weights: np.ndarray | None) -> Batch
     def statistic(labels: np.ndarray) -> np.ndarray:
         if sd == 0.0:
             return np.full(labels.shape[0], np.nan)
-        return np.abs(labels @ slope - base) / sd
+        z = (np.einsum("ij,j->i", labels, slope) - base) / sd  # no threaded BLAS call
+        return z if signed else np.abs(z)
+
+    return statistic
+
+
+def adaptive_batch(scores: np.ndarray, weights: np.ndarray | None, *,
+                   root: bool = False) -> BatchStatistic | None:
+    """:func:`locacal.metrics.calib_mse` (its square root with ``root``: ``calib_err``) on
+    its adaptive bins of sqrt(n) sorted rows (Nguyen 2015, thesis §3.2.1).
+
+    The bins are runs of rows of the sorted scores, ties ordered by label: they depend on
+    the scores only unless a run of tied scores straddles a bin start, where the labels
+    decide which rows fall on each side; then (and with rows of weight zero, which the
+    metric leaves out) None, and the caller evaluates the metric draw by draw. Otherwise,
+    with W_b, S_b, L_b the bin sums of w, w s and w y: sum_b W_b (S_b / W_b - L_b / W_b)^2
+    / sum_b W_b.
+    """
+    n = scores.size
+    size = default_bin_size(n)
+    starts = np.arange(max(n // size, 1), dtype=np.int64) * size
+    if (weights is not None and not (weights > 0).all()) or (
+            scores[starts[1:]] == scores[starts[1:] - 1]).any():
+        return None
+    w = np.ones_like(scores) if weights is None else weights
+    bin_weight = np.add.reduceat(w, starts)
+    mean_score = np.add.reduceat(w * scores, starts) / bin_weight
+    total = float(bin_weight.sum())
+
+    def statistic(labels: np.ndarray) -> np.ndarray:
+        gap = mean_score - np.add.reduceat(_weighted(labels, weights), starts,
+                                           axis=1) / bin_weight
+        value = (gap**2 @ bin_weight) / total
+        return np.sqrt(value) if root else value
 
     return statistic

@@ -36,6 +36,7 @@ from locacal.data.bins import (
     sample_bin_statistics,
     sample_bins,
 )
+from locacal.data.blockwise import blocks, pairwise_sums
 from locacal.data.frequency import weighting
 from locacal.data.sample import Sample
 
@@ -90,11 +91,47 @@ class PreparedSample(Sample):
             threshold, "threshold", low_open=False)
         key = ("confusion", tau)  # accuracy, sensitivity and specificity share it
         if key not in self.cache:
-            w = self.unit_weights
-            pred = self.scores >= tau
-            pos = self.labels == 1.0
-            self.cache[key] = Confusion(float(w[pred & pos].sum()), float(w[~pred & ~pos].sum()),
-                                        float(w[pred & ~pos].sum()), float(w[~pred & pos].sum()))
+            if self.weights is None:
+                self.cache[key] = self._unit_confusion(tau)
+            else:
+                w = self.weights
+                pred = self.scores >= tau
+                pos = self.labels == 1.0
+                self.cache[key] = Confusion(
+                    float(w[pred & pos].sum()), float(w[~pred & ~pos].sum()),
+                    float(w[pred & ~pos].sum()), float(w[~pred & pos].sum()))
+        return self.cache[key]
+
+    def _unit_confusion(self, tau: float) -> Confusion:
+        """The confusion counts of unit weights, counted block by block (integers: the same
+        numbers as summed unit weights)."""
+        predicted = hits = positives = 0
+        for rows in blocks(self.n):
+            pred = self.scores[rows] >= tau
+            pos = self.labels[rows] == 1.0
+            predicted += int(np.count_nonzero(pred))
+            positives += int(np.count_nonzero(pos))
+            hits += int(np.count_nonzero(pred & pos))
+        return Confusion(float(hits), float(self.n - predicted - positives + hits),
+                         float(predicted - hits), float(positives - hits))
+
+    def squared_errors(self, target: str = "labels") -> tuple[float, float]:
+        """``(sum w (v - s)^2, sum w)`` over the rows in their order, v the labels (or the
+        true probabilities, ``target="true_p"``), each as ``np.sum`` sums it (pairwise,
+        :func:`locacal.data.blockwise.pairwise_sums`, without 1e7-row temporaries),
+        computed once for the Brier score and its decomposition; ``sum w`` is the number of
+        rows without weights."""
+        key = ("squared_errors", target)
+        if key not in self.cache:
+            s, v, w = self.scores, self.labels if target == "labels" else self.true_p, self.weights
+
+            def terms(rows: slice) -> tuple[np.ndarray, ...]:
+                d = v[rows] - s[rows]
+                d **= 2
+                return (d,) if w is None else (d * w[rows], w[rows])
+
+            sums = pairwise_sums(self.n, terms)
+            self.cache[key] = (sums[0], float(self.n)) if w is None else sums
         return self.cache[key]
 
     @cached_property
@@ -107,22 +144,52 @@ class PreparedSample(Sample):
         over groups g of tied scores in increasing order, W_{+,g} and W_{-,g} the weights of
         the positives and negatives of the group: the Mann-Whitney statistic, a tie counting
         one half (Hanley & McNeil 1982; Mann & Whitney 1947). Unit weights give integer
-        sums, exact in float64 below 2^53.
+        sums, exact in float64 below 2^53: they are counted in integers
+        (:func:`_unit_auc`), the same number.
         """
         sample = self.sorted
+        if sample.weights is None:
+            return _unit_auc(sample.scores, sample.labels)
         s = sample.scores
         starts = np.flatnonzero(np.r_[True, s[1:] != s[:-1]])
         y = self.sorted_y
         # each class summed on its own: total - pos would cancel a weight below 1e-16 of the
         # group's (a negative of relative weight 1e-40 tied with a positive of weight 1)
-        pos = np.add.reduceat(y if sample.weights is None else sample.weights * y, starts)
-        neg = np.add.reduceat(1.0 - y if sample.weights is None
-                              else sample.weights * (1.0 - y), starts)
+        pos = np.add.reduceat(sample.weights * y, starts)
+        neg = np.add.reduceat(sample.weights * (1.0 - y), starts)
         below = np.concatenate([[0.0], np.cumsum(neg)[:-1]])
         p_sum, n_sum = pos.sum(), neg.sum()
         if p_sum <= 0 or n_sum <= 0:
             return float("nan")
         return float(np.dot(pos, below + 0.5 * neg) / (p_sum * n_sum))
+
+
+def _unit_auc(s: np.ndarray, positive: np.ndarray) -> float:
+    """The Mann-Whitney AUC of sorted unweighted rows (ties ordered negatives first, as
+    :func:`~locacal.data.sample.sort_sample` orders them), in integers.
+
+    A positive at sorted position i has i - (positives before it) negatives before it: the
+    negatives below its score and all those tied with it. Summed over the positives,
+    ``sum i - P (P - 1) / 2``; the tied negatives count one half, so half of
+    ``sum_g P_g N_g`` over the runs of tied scores is taken back. The statistic is a multiple
+    of 1/2 below P N, exact in float64 (as the grouped sums of
+    :attr:`PreparedSample.mann_whitney_auc` are, in any order, while 2 P N < 2^53).
+    """
+    n = s.size
+    at = np.flatnonzero(positive)
+    p = int(at.size)
+    if p == 0 or p == n:
+        return float("nan")
+    twice = 2 * int(at.sum(dtype=np.int64)) - p * (p - 1)
+    tied = np.flatnonzero(s[1:] == s[:-1])  # rows tied with the next
+    if tied.size:
+        # runs of tied scores: rows first .. last, where consecutive tied pairs chain
+        head = np.flatnonzero(np.r_[True, tied[1:] != tied[:-1] + 1])
+        first = tied[head]
+        last = tied[np.r_[head[1:] - 1, tied.size - 1]] + 1
+        pos = np.searchsorted(at, last, side="right") - np.searchsorted(at, first)
+        twice -= int(np.dot(pos, last - first + 1 - pos))
+    return twice / 2 / (p * (n - p))
 
 
 def prepare(scores: Any, labels: Any, weights: Any = None, *, true_p: Any = None,

@@ -335,7 +335,7 @@ def brier_decomposition_from_sample(sample: PreparedSample, *,
     """:func:`brier_decomposition` of a prepared sample."""
     st = sample.bin_statistics("adaptive", bin_size=bin_size)
     total = st.weight.sum()
-    brier = float(np.dot(sample.unit_weights, (sample.labels - sample.scores) ** 2) / total)
+    brier = sample.squared_errors()[0] / float(total)  # the Brier score's sum
     calibration = calib_mse_from_bins(st)
     p = st.mean_label
     refinement = float(np.sum(st.weight * p * (1.0 - p)) / total)

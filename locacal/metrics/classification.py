@@ -60,8 +60,11 @@ def brier_score(scores: Any, labels: Any, *, weights: Any = None,
 
 
 def brier_from_sample(sample: PreparedSample) -> float:
-    """:func:`brier_score` of a prepared sample."""
-    return sample.mean((sample.labels - sample.scores) ** 2)
+    """:func:`brier_score` of a prepared sample: the mean of (y - s)^2, weighted as
+    ``np.average`` weighs it (:meth:`~locacal.metrics._prepared.PreparedSample.squared_errors`,
+    the same sums, formed block by block)."""
+    total, weight = sample.squared_errors()
+    return total / weight
 
 
 @public_api

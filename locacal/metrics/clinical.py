@@ -49,6 +49,7 @@ from locacal._validation import (
     warn,
 )
 from locacal.curves._logistic import fisher_information, fit_logistic
+from locacal.data.blockwise import pairwise_sums
 from locacal.data.cells import ScoreStatistics
 from locacal.data.frequency import Weighting, weighting
 from locacal.metrics._r_lowess import r_lowess_fit
@@ -517,15 +518,39 @@ def spiegelhalter_z(scores: Any, labels: Any, *, weights: Any = None,
         (the variance is 0, and z is 0/0 in R too).
     """
     s, y, w, both = _weighted_rows(scores, labels, weights, frequency_weights)
-    w = np.ones(s.size) if w is None else w / w.max()
-    # sum of squared weights over the expanded rows: f w^2 = (w f)^2 / f
-    square = w * w if both.counts is None else w * w / both.counts
-    lever = 1.0 - 2.0 * s
-    variance = float(np.sum(square * lever * lever * s * (1.0 - s)))
+    return spiegelhalter_of_sample(s, y, w, both.counts)
+
+
+def spiegelhalter_of_sample(s: np.ndarray, y: np.ndarray, w: np.ndarray | None,
+                            counts: np.ndarray | None) -> SpiegelhalterResult:
+    """:func:`spiegelhalter_z` of validated rows of positive weight: ``w`` the point weights
+    (``w f`` with frequency weights ``counts``; None for unit weights). Both sums block by
+    block (:func:`~locacal.data.blockwise.pairwise_sums`: ``np.sum``'s bits)."""
+    scale = None if w is None else w.max()
+
+    def terms(rows: slice) -> tuple[np.ndarray, np.ndarray]:
+        sr = s[rows]
+        lever = 1.0 - 2.0 * sr
+        if w is None:  # unit weights: w = 1 and w^2 = 1 multiply nothing
+            num = y[rows] - sr
+            var = lever * lever
+        else:
+            wr = w[rows] / scale
+            # sum of squared weights over the expanded rows: f w^2 = (w f)^2 / f
+            square = wr * wr if counts is None else wr * wr / counts[rows]
+            num = wr * (y[rows] - sr)
+            var = square * lever
+            var *= lever
+        num *= lever
+        var *= sr
+        var *= 1.0 - sr
+        return num, var
+
+    numerator, variance = pairwise_sums(s.size, terms)
     if variance <= 0.0:
         warn(_ZERO_VARIANCE)
         return SpiegelhalterResult(float("nan"), float("nan"))
-    z = float(np.sum(w * (y - s) * lever) / np.sqrt(variance))
+    z = float(numerator / np.sqrt(variance))
     return SpiegelhalterResult(z, float(2.0 * stats.norm.sf(abs(z))))
 
 

@@ -15,9 +15,10 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from sklearn.isotonic import isotonic_regression
+from scipy.optimize import isotonic_regression as scipy_isotonic
 
 from locacal._validation import check_scores_labels, positive_weight_rows, public_api
+from locacal.data.blockwise import pairwise_sums
 from locacal.data.cells import ScoreStatistics
 from locacal.data.frequency import weighting
 from locacal.data.sample import sort_sample
@@ -55,14 +56,32 @@ class TiedScores:
         """PAV fit on the pooled groups: one recalibrated value per distinct score.
 
         ``label_sums`` are the per-group sums of ``w * y``; the fit is the weighted isotonic
-        regression of the group means with the group weights (``sklearn``'s PAV).
+        regression of the group means with the group weights (:func:`isotonic_regression`).
         """
-        means = label_sums / self.weight
-        return isotonic_regression(means, sample_weight=self.weight)
+        return isotonic_regression(label_sums / self.weight, self.weight)
 
     def squared_error(self, label_sums: np.ndarray, fitted: np.ndarray) -> float:
         """``sum_i w_i (y_i - f_i)^2`` with f constant on each group; y_i^2 = y_i for 0/1."""
-        return float(np.sum(label_sums * (1.0 - 2.0 * fitted) + self.weight * fitted**2))
+        return squared_error(label_sums, self.weight, fitted)
+
+
+def isotonic_regression(means: np.ndarray, weight: np.ndarray | None) -> np.ndarray:
+    """The weighted isotonic (PAV) regression of ``means`` (``weight`` None: unit weights),
+    by ``scipy.optimize.isotonic_regression`` (what ``sklearn.isotonic.isotonic_regression``
+    calls, without its checks and copies)."""
+    return scipy_isotonic(means, weights=weight).x
+
+
+def squared_error(label_sums: np.ndarray, weight: np.ndarray | None,
+                  fitted: np.ndarray) -> float:
+    """``np.sum(label_sums * (1 - 2 fitted) + weight * fitted^2)`` (``weight`` None: ones),
+    block by block (:func:`~locacal.data.blockwise.pairwise_sums`: the same bits)."""
+    def terms(rows: slice) -> tuple[np.ndarray]:
+        f = fitted[rows]
+        square = f * f if weight is None else weight[rows] * f**2
+        return (label_sums[rows] * (1.0 - 2.0 * f) + square,)
+
+    return pairwise_sums(fitted.size, terms)[0]
 
 
 @public_api
@@ -118,20 +137,37 @@ def corp_decomposition(scores: Any, labels: Any, *, weights: Any = None,
     else:
         s, y, w = positive_weight_rows(s, y, w)
     ordered = sort_sample(s, y, w, counts)  # ties by label, then weight: the registry's too
-    return corp_from_sorted(ordered.scores, ordered.labels.astype(np.float64), ordered.weights)
+    return corp_from_sorted(ordered.scores, ordered.labels, ordered.weights)
 
 
 def corp_from_sorted(s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> pd.Series:
     """:func:`corp_decomposition` of validated data sorted by score, positive weights only
-    (the metric registry's shared sort serves it)."""
-    wv = np.ones_like(s) if w is None else w
-    total = float(wv.sum())
-    groups = TiedScores.from_sorted(s, w)
-    label_sums = np.add.reduceat(wv * y, groups.starts)
-    fitted = groups.recalibrate(label_sums)
-    score = float(np.dot(wv, (y - s) ** 2)) / total
-    recalibrated = groups.squared_error(label_sums, fitted) / total
-    rate = float(label_sums.sum()) / total
+    (the metric registry's shared sort serves it). ``y``: the labels, boolean or 0.0/1.0
+    (booleans enter the arithmetic as 0.0 and 1.0: the same numbers).
+
+    The Brier score ``sum w (y - s)^2 / sum w`` is summed pairwise, as ``np.sum`` sums.
+    Unit weights without tied scores need no pooling: each row is its own group, of weight
+    1 and mean label y (the same numbers as the pooled sums), so the PAV fit runs on the
+    labels themselves.
+    """
+    def errors(rows: slice) -> tuple[np.ndarray, ...]:
+        d = y[rows] - s[rows]
+        d **= 2
+        return (d,) if w is None else (w[rows] * d, w[rows])
+
+    sums = pairwise_sums(s.size, errors)
+    total = float(s.size) if w is None else sums[1]
+    score = sums[0] / total
+    if w is None and not np.any(s[1:] == s[:-1]):
+        label_sums = y
+        recalibrated = squared_error(y, None, isotonic_regression(y, None)) / total
+    else:
+        y = np.asarray(y, dtype=np.float64)  # summed by reduceat: 0.0/1.0, not logical or
+        groups = TiedScores.from_sorted(s, w)
+        label_sums = np.add.reduceat(y if w is None else w * y, groups.starts)
+        fitted = groups.recalibrate(label_sums)
+        recalibrated = groups.squared_error(label_sums, fitted) / total
+    rate = float(label_sums.sum()) / total  # booleans: the count of events
     unc = rate * (1.0 - rate)
     return pd.Series([score, score - recalibrated, unc - recalibrated, unc],
                      index=list(CORP_TERMS), name="corp")
@@ -166,7 +202,7 @@ def corp_with_bound(stats: ScoreStatistics) -> tuple[dict[str, float], float]:
     """
     filled = stats.weight > 0
     weight, pos = stats.weight[filled], stats.wy[filled]
-    fitted = isotonic_regression(pos / weight, sample_weight=weight)
+    fitted = isotonic_regression(pos / weight, weight)
     total = stats.total_weight
     recalibrated = float(np.sum(pos * (1.0 - 2.0 * fitted) + weight * fitted**2)) / total
     rate = float(stats.wy.sum()) / total

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from locacal._validation import check_scores_labels, positive_weight_rows, public_api
+from locacal.data.blockwise import pairwise_sums
 from locacal.data.cells import LOG_LOSS_EPS, ScoreStatistics
 from locacal.data.frequency import weighting
 
@@ -48,10 +49,24 @@ def log_loss(scores: Any, labels: Any, *, weights: Any = None,
     if frequency_weights is not None:
         w = weighting(w, frequency_weights, s.size,
                       aligned={"scores": scores, "labels": labels}).point
-    s, y, w = positive_weight_rows(s, y, w)
-    p = np.clip(s, LOG_LOSS_EPS, 1.0 - LOG_LOSS_EPS)
-    losses = -np.where(y == 1.0, np.log(p), np.log1p(-p))
-    return float(np.average(losses, weights=w))
+    return log_loss_of_sample(*positive_weight_rows(s, y, w))
+
+
+def log_loss_of_sample(s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> float:
+    """:func:`log_loss` of validated rows of positive weight (the metric registry's sample):
+    ``np.average`` of the losses, summed block by block
+    (:func:`~locacal.data.blockwise.pairwise_sums`: the same bits, small temporaries)."""
+    def terms(rows: slice) -> tuple[np.ndarray, ...]:
+        p = np.clip(s[rows], LOG_LOSS_EPS, 1.0 - LOG_LOSS_EPS)
+        # -log(1 - p) for the non-events, -log(p) for the events: each logarithm where needed
+        losses = np.negative(p)
+        np.log1p(losses, out=losses)
+        np.log(p, out=losses, where=y[rows] == 1.0)
+        np.negative(losses, out=losses)
+        return (losses,) if w is None else (losses * w[rows], w[rows])
+
+    sums = pairwise_sums(s.size, terms)
+    return sums[0] / (s.size if w is None else sums[1])
 
 
 def log_loss_cells(cells: ScoreStatistics) -> float:

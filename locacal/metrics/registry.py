@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from locacal._validation import plain, public_api, warn
@@ -50,6 +49,7 @@ from locacal.metrics.classification import (
 from locacal.metrics.clinical import (
     calibration_errors,
     calibration_intercept_slope,
+    spiegelhalter_of_sample,
     spiegelhalter_z,
     spiegelhalter_z_cells,
 )
@@ -62,8 +62,8 @@ from locacal.metrics.lcs_wmse import (
     wmse_of_sample,
     wmse_with_bound,
 )
-from locacal.metrics.log_score import log_loss, log_loss_cells
-from locacal.metrics.smooth_ece import smece
+from locacal.metrics.log_score import log_loss, log_loss_cells, log_loss_of_sample
+from locacal.metrics.smooth_ece import smece_of_sample
 
 __all__ = ["METRICS", "NEEDS", "CellSample", "Metric", "evaluate", "evaluate_cells"]
 
@@ -136,7 +136,9 @@ def _brier_part(part: str) -> Callable[[PreparedSample], float]:
 
 
 def _true_mse(sample: PreparedSample) -> float:
-    return sample.mean((sample.true_p - sample.scores) ** 2)
+    """The weighted mean of (p - s)^2, as ``np.average`` forms it (block by block)."""
+    total, weight = sample.squared_errors("true_p")
+    return total / weight
 
 
 def _kl(sample: PreparedSample) -> float:
@@ -158,8 +160,7 @@ def _cached(key: str, table: Callable[[PreparedSample], Any],
 def _corp(sample: PreparedSample) -> Any:
     """CORP from the shared sort (the prepared sample holds positive weights only)."""
     ordered = sample.sorted
-    return corp_from_sorted(ordered.scores, ordered.labels.astype(np.float64),
-                            ordered.weights)
+    return corp_from_sorted(ordered.scores, ordered.labels, ordered.weights)
 
 
 def _errors(sample: PreparedSample) -> Any:
@@ -182,11 +183,20 @@ def _intercept_slope(sample: PreparedSample) -> Any:
 def _smece(sample: PreparedSample) -> float:
     if sample.weights is not None:
         raise ValueError("the smece metric does not take weights")
-    return smece(sample.scores, sample.labels)
+    return smece_of_sample(sample.scores, sample.labels)
 
 
 def _spiegelhalter(sample: PreparedSample) -> float:
+    if sample.counts is None:  # the sample's rows and weights are the validated ones
+        return spiegelhalter_of_sample(sample.scores, sample.labels, sample.weights,
+                                       None).statistic
     return spiegelhalter_z(sample.scores, sample.labels, **_split_weights(sample)).statistic
+
+
+def _log_loss(sample: PreparedSample) -> float:
+    if sample.counts is None:  # the sample's rows and weights are the validated ones
+        return log_loss_of_sample(sample.scores, sample.labels, sample.weights)
+    return log_loss(sample.scores, sample.labels, weights=sample.weights)
 
 
 _SLIDES = "Machado, Charpentier, Flachaire, Gallic & Hu (2024), slides"
@@ -345,7 +355,7 @@ _TABLE = (
            "KL divergence of the scores' distribution from the true probabilities' "
            "(20 bins, nats)", f"{_SLIDES}, §5.2; Kullback & Leibler (1951)",
            not_from_cells=_TRUE_P),
-    Metric("log_loss", lambda s: log_loss(s.scores, s.labels, weights=s.weights), _L, False,
+    Metric("log_loss", _log_loss, _L, False,
            "mean negative log-likelihood of the events under the scores (nats)",
            "Good (1952), 'Rational decisions', JRSS B 14",
            cells=_exact(log_loss_cells)),

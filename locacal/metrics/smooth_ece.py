@@ -28,6 +28,7 @@ from scipy.signal import fftconvolve
 from scipy.stats import norm
 
 from locacal._validation import check_scores_labels, public_api
+from locacal.data.blockwise import blocks
 
 __all__ = ["smece"]
 
@@ -42,34 +43,43 @@ def _node_count(sigma: float) -> int:
     return max(2000, round(20.0 / sigma)) // 2 + 1
 
 
-def _node_masses(scores: np.ndarray, values: np.ndarray | None, m: int) -> np.ndarray:
-    """Each observation's value (1 when ``values`` is None) split linearly between its two
-    neighbouring nodes of the ``m`` equally spaced nodes of [0, 1]."""
-    return _split(*_node_positions(scores, m), values, m)
-
-
 def _node_positions(scores: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray]:
     """Each score's left node (floor(s (m - 1)), at most m - 2) and its offset from it."""
     frac = scores * (m - 1)
-    left = frac.astype(np.int64)  # floor: the scores are >= 0
+    left = frac.astype(np.intp)  # floor: the scores are >= 0
     np.minimum(left, m - 2, out=left)
     frac -= left
     return left, frac
 
 
-def _split(left: np.ndarray, frac: np.ndarray, values: np.ndarray | None,
-           m: int) -> np.ndarray:
-    """Node masses from each row's left node and offset: 1 - frac to the left node, frac to
-    the next (the right shares are counted per left node, then shifted by one node)."""
-    to_left = 1.0 - frac if values is None else (1.0 - frac) * values
-    to_right = frac if values is None else frac * values
-    right = np.bincount(left, weights=to_right, minlength=m)
-    return np.bincount(left, weights=to_left, minlength=m) + np.concatenate([[0.0], right[:-1]])
+class _NodeMasses:
+    """Node masses on the ``m`` equally spaced nodes of [0, 1], accumulated over blocks of
+    rows: 1 - frac of each row's value to its left node, frac to the next (the right shares
+    are counted per left node, then shifted by one node). ``np.add.at`` adds the rows in
+    their order, as ``np.bincount`` does, so the masses are the same bits whatever the
+    blocks."""
+
+    def __init__(self, m: int) -> None:
+        self.to_left, self.to_right = np.zeros(m), np.zeros(m)
+
+    def add(self, left: np.ndarray, frac: np.ndarray, values: np.ndarray | None) -> None:
+        """Add rows of ``values`` (None: ones), each split linearly between its two
+        neighbouring nodes: ``left`` and offset ``frac`` (:func:`_node_positions`;
+        ``frac`` is overwritten)."""
+        to_left = 1.0 - frac
+        if values is not None:
+            to_left *= values
+            frac *= values
+        np.add.at(self.to_left, left, to_left)
+        np.add.at(self.to_right, left, frac)
+
+    def masses(self) -> np.ndarray:
+        return self.to_left + np.concatenate([[0.0], self.to_right[:-1]])
 
 
 def _smooth_masses(mass: np.ndarray, sigma: float, points: np.ndarray) -> np.ndarray:
     """sum_i values_i K_sigma(points - s_i) with the reflected, discretised Gaussian kernel,
-    from the node masses of :func:`_node_masses`."""
+    from the node masses of :class:`_NodeMasses`."""
     m = mass.size
     mirrored = np.pad(mass, m - 1, mode="reflect")
     offsets = np.arange(m) / (m - 1) - 0.5
@@ -85,15 +95,20 @@ class _Residuals:
     costs a convolution on M nodes instead of passes over the data."""
 
     def __init__(self, scores: np.ndarray, labels: np.ndarray) -> None:
-        self.scores, self.residuals = scores, scores - labels
+        self.scores, self.labels = scores, labels
         self._masses: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
     def masses(self, m: int) -> tuple[np.ndarray, np.ndarray]:
-        """Node masses of the residuals and of the scores (unit values) on ``m`` nodes."""
+        """Node masses of the residuals s - y and of the scores (unit values) on ``m``
+        nodes, one pass over the rows in blocks (small temporaries)."""
         if m not in self._masses:
-            left, frac = _node_positions(self.scores, m)
-            self._masses[m] = (_split(left, frac, self.residuals, m),
-                               _split(left, frac, None, m))
+            residual, score = _NodeMasses(m), _NodeMasses(m)
+            for rows in blocks(self.scores.size):
+                s = self.scores[rows]
+                left, frac = _node_positions(s, m)
+                score.add(left, frac, None)  # before frac is overwritten
+                residual.add(left, frac, s - self.labels[rows])
+            self._masses[m] = (residual.masses(), score.masses())
         return self._masses[m]
 
     def smece(self, sigma: float) -> float:
@@ -139,6 +154,11 @@ def smece(scores: Any, labels: Any) -> float:
     ``relplot`` package.
     """
     s, y, _ = check_scores_labels(scores, labels)
+    return smece_of_sample(s, y)
+
+
+def smece_of_sample(s: np.ndarray, y: np.ndarray) -> float:
+    """:func:`smece` of validated scores and 0/1 labels (the metric registry's sample)."""
     binned = _Residuals(s, y)
 
     def too_small(sigma: float) -> bool:

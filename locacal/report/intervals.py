@@ -20,9 +20,12 @@ Two resampling schemes, both over a fixed list of registry metrics:
   metric is never 0 in a finite sample; this mean is what a calibrated model with these very
   scores would show, the reference against which to read the observed value.
 
-The LCS, ECE, QMSE, WMSE and CORP MCB are evaluated for all null draws at once by the batch
-statistics of :mod:`locacal.metrics._null_statistics`; the others once per draw through
-:func:`locacal.metrics.registry.evaluate`.
+The LCS, ECE, QMSE, WMSE, CORP MCB, calib_mse, calib_err, Spiegelhalter's z (batch
+statistics of :mod:`locacal.metrics._null_statistics`) and the smooth ECE
+(:mod:`locacal.metrics._smooth_ece_batch`) are evaluated for a chunk of null draws at once;
+the bootstrap evaluates the metrics of :mod:`locacal.metrics._bootstrap_statistics` for a
+chunk of resamples at once from their counts over the rows sorted once; the other metrics
+are evaluated once per draw through :func:`locacal.metrics.registry.evaluate`.
 """
 
 from __future__ import annotations
@@ -34,7 +37,16 @@ import numpy as np
 
 from locacal._validation import CalibrationWarning, warn
 from locacal.data.frequency import bootstrap_counts, consistency_counts, split_by_label
-from locacal.metrics._null_statistics import binned_batch, lcs_batch, mcb_batch, wmse_batch
+from locacal.metrics._bootstrap_statistics import BATCHED, CountBatch, sorted_order
+from locacal.metrics._null_statistics import (
+    adaptive_batch,
+    binned_batch,
+    lcs_batch,
+    mcb_batch,
+    spiegelhalter_batch,
+    wmse_batch,
+)
+from locacal.metrics._smooth_ece_batch import smece_batch
 from locacal.metrics.equivalence import NORM_POWER, norm_interval
 from locacal.metrics.registry import evaluate
 
@@ -77,13 +89,19 @@ _SQUARED_SCALE = {"calib_err": 2.0}
 #: Null draws evaluated together by a batch statistic (rows x n cells per chunk).
 _CHUNK_CELLS = 1 << 22
 #: Registry metrics with a batch statistic of the same value (checked in the tests of
-#: calibration_test to 1e-12).
+#: calibration_test and tests/test_bootstrap_batch.py to 1e-12); a builder may return None
+#: (the adaptive bins when tied scores straddle a bin start), and the metric is then
+#: evaluated draw by draw.
 _BATCHES = {
     "lcs": lcs_batch,
     "ece": lambda s, w: binned_batch(s, w, squared=False),
     "qmse": lambda s, w: binned_batch(s, w, squared=True),
     "mcb": mcb_batch,
     "wmse": wmse_batch,
+    "smece": smece_batch,
+    "calib_mse": adaptive_batch,
+    "calib_err": lambda s, w: adaptive_batch(s, w, root=True),
+    "spiegelhalter_z": lambda s, w: spiegelhalter_batch(s, w, signed=True),
 }
 
 
@@ -115,26 +133,53 @@ def bootstrap_replicates(names: Sequence[str], scores: np.ndarray, labels: np.nd
     relative) the observations are resampled: multinomial counts per row
     (:func:`~locacal.data.frequency.bootstrap_counts`), the law of the expanded rows'
     bootstrap.
+
+    Each resample is the sample with row i repeated c_i times; the metrics of
+    :data:`~locacal.metrics._bootstrap_statistics.BATCHED` are evaluated for a chunk of
+    resamples at once from their counts over the rows sorted once
+    (:class:`~locacal.metrics._bootstrap_statistics.CountBatch`, equal to the metric on
+    the expanded resample), the others one resample at a time through
+    :func:`~locacal.metrics.registry.evaluate`. The draws (row indices, or multinomial
+    counts) and their order are the same either way.
     """
     n = scores.size
     replicates = np.full((n_boot, len(names)), np.nan)
-    if counts is not None:
-        for b in range(n_boot):
-            drawn = bootstrap_counts(rng, counts, n, 1)[0].astype(np.float64)
-            row = _quiet(lambda drawn=drawn: evaluate(
-                names, scores, labels, weights=weights, frequency_weights=drawn,
-                true_p=true_p, threshold=threshold))
-            replicates[b] = [row[m] for m in names]
+    batched = [j for j, m in enumerate(names) if m in BATCHED]
+    looped = [m for m in names if m not in BATCHED]
+    looped_columns = [j for j, m in enumerate(names) if m not in BATCHED]
+    order = sorted_order(scores, labels, weights)
+    batch = (CountBatch(scores[order], labels[order],
+                        None if weights is None else weights[order],
+                        None if true_p is None else true_p[order], threshold)
+             if batched else None)
+    rows = max(1, _CHUNK_CELLS // max(n, 1))
+    for start in range(0, n_boot, rows):
+        chunk = np.empty((min(rows, n_boot - start), n if batch is not None else 0),
+                         dtype=np.int64)
+        for k in range(chunk.shape[0]):
+            if counts is not None:
+                drawn = bootstrap_counts(rng, counts, n, 1)[0].astype(np.float64)
+                if batch is not None:
+                    chunk[k] = drawn[order]
+                if looped:
+                    row = _quiet(lambda drawn=drawn: evaluate(
+                        looped, scores, labels, weights=weights, frequency_weights=drawn,
+                        true_p=true_p, threshold=threshold))
+                    replicates[start + k, looped_columns] = [row[m] for m in looped]
+            else:
+                idx = rng.integers(0, n, size=n)
+                if batch is not None:
+                    chunk[k] = np.bincount(idx, minlength=n)[order]
+                if looped:
+                    row = _quiet(lambda idx=idx: evaluate(
+                        looped, scores[idx], labels[idx],
+                        weights=None if weights is None else weights[idx],
+                        true_p=None if true_p is None else true_p[idx], threshold=threshold))
+                    replicates[start + k, looped_columns] = [row[m] for m in looped]
             tick()
-        _report_dropped(replicates, names, "bootstrap")
-        return replicates
-    for b in range(n_boot):
-        idx = rng.integers(0, n, size=n)
-        row = _quiet(lambda idx=idx: evaluate(
-            names, scores[idx], labels[idx], weights=None if weights is None else weights[idx],
-            true_p=None if true_p is None else true_p[idx], threshold=threshold))
-        replicates[b] = [row[m] for m in names]
-        tick()
+        if batch is not None:
+            replicates[start:start + chunk.shape[0], batched] = batch(
+                [names[j] for j in batched], chunk)
     _report_dropped(replicates, names, "bootstrap")
     return replicates
 
@@ -249,7 +294,8 @@ def null_values(names: Sequence[str], scores: np.ndarray, *, weights: np.ndarray
     s = scores[order]
     w = None if weights is None else weights[order]
     wanted = [m for m in names if m in NULL_METRICS]
-    batched = {m: _BATCHES[m](s, w) for m in wanted if m in _BATCHES}
+    built = {m: _BATCHES[m](s, w) for m in wanted if m in _BATCHES}
+    batched = {m: b for m, b in built.items() if b is not None}
     looped = [m for m in wanted if m not in batched]
     values = np.full((n_draws, len(wanted)), np.nan)
     column = {m: j for j, m in enumerate(wanted)}

@@ -156,12 +156,13 @@ def _progress(total: int, show: bool) -> tuple[Callable[[], None], Callable[[], 
 
 
 def _dask_report(scores: Any, labels: Any, weights: Any, true_p: Any, threshold: float,
-                 ci: bool, columns: tuple[str, ...]) -> pd.Series | pd.DataFrame:
+                 ci: bool, columns: tuple[str, ...],
+                 frequency_weights: Any = None) -> pd.Series | pd.DataFrame:
     """The report of Dask input (:mod:`locacal.data.dask`): the columns that cell statistics
     determine (:data:`CELL_COLUMNS`), NaN for the others (:data:`NOT_FROM_CELLS` says
-    why)."""
+    why); ``frequency_weights`` multiply into the cell sums (the expanded rows' report)."""
     def one(model: Any) -> pd.Series:
-        cells = statistics(model, labels, weights)
+        cells = statistics(model, labels, weights, frequency_weights=frequency_weights)
         return evaluate_cells(columns, cells, threshold=threshold)[0]
 
     if ci:
@@ -340,11 +341,9 @@ def calibration_report(scores: Any, labels: Any, *, true_p: Any = None, weights:
             extra=extra, ci=ci, n_boot=n_boot, level=level, seed=seed,
             frequency_weights=frequency_weights))
     inputs = scores.values() if isinstance(scores, Mapping) else [scores]
-    if has_dask(labels, weights, true_p, *inputs):
-        if frequency_weights is not None:
-            raise TypeError("frequency_weights take in-memory counts; with Dask input give "
-                            "the rows themselves")
-        return _dask_report(scores, labels, weights, true_p, threshold, ci, columns)
+    if has_dask(labels, weights, true_p, frequency_weights, *inputs):
+        return _dask_report(scores, labels, weights, true_p, threshold, ci, columns,
+                            frequency_weights)
     if isinstance(scores, pd.DataFrame):
         scores = {str(c): scores[c] for c in scores.columns}
     if not ci:

@@ -1,0 +1,388 @@
+"""Metrics of many bootstrap resamples at once, from counts over one shared sort.
+
+A bootstrap resample of n rows (indices drawn with replacement, or multinomial counts of
+grouped rows) is the original sample with each row repeated c_i times. Sorted by score
+(ties by label, then weight, as :func:`locacal.data.sample.sort_sample` sorts), the
+resample is the sorted original sample with row i repeated c_i times: identical copies of a
+row are interchangeable, so nothing else about the resample's order matters. Every metric of
+the resample is therefore a function of the count vector c over the rows sorted once
+(Efron & Tibshirani 1993, *An Introduction to the Bootstrap*, §6.2: the resample as a
+vector of multinomial counts), and :class:`CountBatch` evaluates it for a ``(B, n)`` matrix
+of counts:
+
+* the means (Brier score, log loss, true MSE, accuracy, sensitivity, specificity, the CORP
+  uncertainty, Spiegelhalter's z) are ratios of sums ``sum_i c_i w_i t_i`` of per-row
+  terms t: one matrix product ``C @ T`` (Spiegelhalter's variance too: the expanded rows'
+  ``sum w^2 ...`` is ``sum_i c_i w_i^2 ...``);
+* the AUC is the Mann-Whitney statistic with ties counting one half, from the per-group
+  weighted positives and negatives of the tied-score groups and their cumulative sums;
+* the adaptive bins of sqrt(N) observations (calib_mse, calib_err, refinement) are runs of
+  the expanded sorted observations: the bin edges fall at observation positions j * size,
+  inside some row's copies, and each bin sums its full rows plus the parts of the rows cut
+  by its edges;
+* CORP's dsc (and mcb) come from one PAV fit per resample on the distinct scores it holds,
+  weighted by its counts (:func:`scipy.optimize.isotonic_regression`).
+
+Each equals the metric of :func:`locacal.metrics.registry.evaluate` on the expanded resample
+(tests check this to 1e-12).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from scipy.optimize import isotonic_regression
+
+from locacal.data.bins import default_bin_size
+from locacal.data.cells import LOG_LOSS_EPS
+from locacal.data.sample import _order_ties_by_weight
+
+__all__ = ["BATCHED", "CountBatch", "isotonic_squared_errors", "sorted_order"]
+
+#: Metrics :class:`CountBatch` evaluates (the others go through the registry, one resample
+#: at a time).
+BATCHED = frozenset({
+    "brier", "true_mse", "log_loss", "accuracy", "sensitivity", "specificity",
+    "spiegelhalter_z", "auc", "calib_mse", "calib_err", "refinement", "mcb", "dsc", "unc",
+})
+
+# columns of the per-row term matrix T (each multiplied by the row's relative weight w)
+_W, _WY, _BRIER, _LOSS, _TRUE, _TP, _FP, _FN, _TN, _SPIEGEL, _SPIEGEL_VAR = range(11)
+_N_COLUMNS = 11
+#: The columns each metric reads.
+_COLUMNS = {
+    "brier": (_W, _BRIER), "true_mse": (_W, _TRUE), "log_loss": (_W, _LOSS),
+    "accuracy": (_W, _TP, _TN), "sensitivity": (_TP, _FN), "specificity": (_TN, _FP),
+    "spiegelhalter_z": (_SPIEGEL, _SPIEGEL_VAR), "unc": (_W, _WY), "mcb": (_W, _BRIER),
+    "dsc": (_W, _WY),
+}
+
+
+def sorted_order(scores: np.ndarray, labels: np.ndarray,
+                 weights: np.ndarray | None) -> np.ndarray:
+    """Row order of the sample sorted by score, ties by label then by (relative) weight: the
+    order :func:`locacal.data.sample.sort_sample` gives the rows (and so the resample's
+    copies)."""
+    keys = np.left_shift(scores.view(np.uint64), np.uint64(1))
+    keys += labels != 0.0
+    order = np.argsort(keys, kind="stable")
+    if weights is not None:
+        _order_ties_by_weight(order, keys, weights)
+    return order
+
+
+class CountBatch:
+    """The metrics of bootstrap resamples given by their counts over sorted rows.
+
+    Parameters
+    ----------
+    scores, labels, weights, true_p : ndarray
+        The sample sorted by :func:`sorted_order` (``weights``: relative weights per
+        observation, positive, or None; ``true_p`` may be None).
+    threshold : float
+        Classification threshold (class 1 when score >= threshold).
+    """
+
+    def __init__(self, scores: np.ndarray, labels: np.ndarray, weights: np.ndarray | None,
+                 true_p: np.ndarray | None, threshold: float) -> None:
+        s, y = scores, labels.astype(np.float64)
+        w = np.ones_like(s) if weights is None else weights
+        self.scores, self.labels, self.w = s, y, w
+        self.weighted = weights is not None
+        self.true_p, self.threshold = true_p, threshold
+        self._terms: dict[tuple[int, ...], np.ndarray] = {}
+        new = np.empty(s.size, dtype=bool)
+        new[0] = True
+        np.not_equal(s[1:], s[:-1], out=new[1:])
+        self.tied = not new.all()
+        self.group_starts = np.flatnonzero(new)
+        self.wy, self.wn, self.ws = w * y, w * (1.0 - y), w * s
+        self.pos = (y == 1.0).astype(np.int64)  # integer labels for the unweighted sums
+        self.neg = 1 - self.pos
+        # unweighted without ties: the runs of equal labels of the sorted rows (below)
+        self.by_runs = not self.weighted and not self.tied
+        label_change = np.r_[True, self.pos[1:] != self.pos[:-1]]
+        starts = np.flatnonzero(label_change)
+        self.run_last = np.append(starts[1:], s.size) - 1
+        self.run_positive = self.pos[starts].astype(bool)
+
+    def __call__(self, names: Sequence[str], counts: np.ndarray) -> np.ndarray:
+        """``(B, len(names))`` values of the named metrics (all in :data:`BATCHED`) on the
+        resamples whose counts over the sorted rows are the rows of ``counts`` (whole
+        numbers); NaN where a resample leaves a metric undefined."""
+        c = np.asarray(counts).astype(np.int64, copy=False)
+        columns = tuple(sorted({k for m in names for k in _COLUMNS.get(m, ())}))
+        sums = np.full((c.shape[0], _N_COLUMNS), np.nan)
+        if columns:
+            sums[:, columns] = c.astype(np.float64) @ self._term_matrix(columns)
+        out = np.full((c.shape[0], len(names)), np.nan)
+        cache: dict[str, np.ndarray] = {}
+        if self.by_runs and {"auc", "mcb", "dsc"} & set(names):
+            cache["runs"] = np.diff(np.cumsum(c, axis=1)[:, self.run_last], axis=1, prepend=0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            for j, name in enumerate(names):
+                out[:, j] = self._metric(name, c, sums, cache)
+        return out
+
+    def _term_matrix(self, columns: tuple[int, ...]) -> np.ndarray:
+        """The per-row terms w t of ``columns`` (n x len(columns)), built once: only those
+        the metrics asked for, to bound memory (8 bytes per row and column)."""
+        if columns not in self._terms:
+            s, y, w = self.scores, self.labels, self.w
+            pred = (s >= self.threshold).astype(np.float64)
+            lever = 1.0 - 2.0 * s
+
+            def term(k: int) -> np.ndarray | float:
+                if k == _W:
+                    return 1.0
+                if k == _WY:
+                    return y
+                if k == _BRIER:
+                    return (y - s) ** 2
+                if k == _LOSS:
+                    p = np.clip(s, LOG_LOSS_EPS, 1.0 - LOG_LOSS_EPS)
+                    return -np.where(y == 1.0, np.log(p), np.log1p(-p))
+                if k == _TRUE:
+                    return 0.0 if self.true_p is None else (self.true_p - s) ** 2
+                if k in (_TP, _FP, _FN, _TN):
+                    side = pred if k in (_TP, _FP) else 1.0 - pred
+                    return side * (y if k in (_TP, _FN) else 1.0 - y)
+                if k == _SPIEGEL:
+                    return (y - s) * lever
+                return w * lever * lever * s * (1.0 - s)  # _SPIEGEL_VAR: w^2 in all
+
+            matrix = np.empty((s.size, len(columns)))
+            for j, k in enumerate(columns):
+                matrix[:, j] = term(k)
+            self._terms[columns] = matrix * w[:, None]
+        return self._terms[columns]
+
+    def _metric(self, name: str, c: np.ndarray, sums: np.ndarray,
+                cache: dict[str, np.ndarray]) -> np.ndarray:
+        total = sums[:, _W]
+        if name in ("brier", "true_mse", "log_loss"):
+            column = {"brier": _BRIER, "true_mse": _TRUE, "log_loss": _LOSS}[name]
+            return sums[:, column] / total
+        if name == "accuracy":
+            return (sums[:, _TP] + sums[:, _TN]) / total
+        if name == "sensitivity":
+            return _ratio(sums[:, _TP], sums[:, _TP] + sums[:, _FN])
+        if name == "specificity":
+            return _ratio(sums[:, _TN], sums[:, _TN] + sums[:, _FP])
+        if name == "spiegelhalter_z":
+            variance = sums[:, _SPIEGEL_VAR]
+            return np.where(variance > 0.0, sums[:, _SPIEGEL] / np.sqrt(variance), np.nan)
+        if name == "unc":
+            rate = sums[:, _WY] / total
+            return rate * (1.0 - rate)
+        if name == "auc":
+            return self._auc(c, cache.get("runs"))
+        if name in ("calib_mse", "calib_err", "refinement"):
+            if "refinement" not in cache:
+                cache["calib_mse"], cache["refinement"] = self._adaptive(c)
+            if name == "calib_err":
+                return np.sqrt(cache["calib_mse"])
+            return cache[name]
+        if name in ("mcb", "dsc"):
+            if "recalibrated" not in cache:
+                recalibrated = (self._recalibrated(c) if "runs" not in cache
+                                else self._recalibrated_runs(cache["runs"]))
+                cache["recalibrated"] = recalibrated / total
+            if name == "mcb":
+                return sums[:, _BRIER] / total - cache["recalibrated"]
+            rate = sums[:, _WY] / total
+            return rate * (1.0 - rate) - cache["recalibrated"]
+        raise ValueError(f"no batched bootstrap for the metric {name!r}")
+
+    def _group_sums(self, values: np.ndarray) -> np.ndarray:
+        """Sums of ``values`` (B, n) over the tied-score groups (the rows without ties)."""
+        if not self.tied:
+            return values
+        return np.add.reduceat(values, self.group_starts, axis=-1)
+
+    def _auc(self, c: np.ndarray, runs: np.ndarray | None = None) -> np.ndarray:
+        """Mann-Whitney AUC of each resample:
+        sum_g W+_g (sum_{h<g} W-_h + W-_g / 2) / (W+ W-) over tied-score groups g
+        (:attr:`locacal.metrics._prepared.PreparedSample.mann_whitney_auc`). Without
+        weights in integers (exact: the sums stay below 2^63 for N < 2^31 observations);
+        without weights and ties from the counts of the runs of equal labels (``runs``):
+        a positive run's observations all have the same negatives below them."""
+        if runs is not None:
+            negatives = np.where(self.run_positive, 0, runs)
+            below = np.cumsum(negatives, axis=1)
+            p_sum, n_sum = runs.sum(axis=1) - below[:, -1], below[:, -1]
+            twice = 2 * (runs[:, self.run_positive] * below[:, self.run_positive]).sum(axis=1)
+        else:
+            if self.weighted:
+                pos = self._group_sums(c * self.wy)
+                neg = self._group_sums(c * self.wn)
+            else:
+                pos = self._group_sums(c * self.pos)
+                neg = self._group_sums(c * self.neg)
+            # twice the numerator: sum_g W+_g (2 cum_g - W-_g), cum the inclusive cumsum
+            below = np.cumsum(neg, axis=1)
+            below *= 2
+            below -= neg
+            p_sum, n_sum = pos.sum(axis=1), neg.sum(axis=1)
+            twice = (pos * below).sum(axis=1)
+        auc = twice / (2.0 * p_sum.astype(np.float64) * n_sum)
+        return np.where((p_sum > 0) & (n_sum > 0), auc, np.nan)
+
+    def _adaptive(self, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """calib_mse and refinement on the adaptive bins of sqrt(N) observations of each
+        resample (:func:`locacal.metrics.binned.brier_decomposition`; bins as
+        :func:`locacal.data.bins._counts_statistics` cuts the expanded rows)."""
+        calib = np.full(c.shape[0], np.nan)
+        refine = np.full(c.shape[0], np.nan)
+        for b, row in enumerate(c):
+            weight, label, score = self._bin_sums(row)
+            keep = weight > 0
+            weight, label, score = weight[keep], label[keep], score[keep]
+            total = weight.sum()
+            gap = score / weight - label / weight
+            calib[b] = np.sum(weight * gap**2) / total
+            p = label / weight
+            refine[b] = np.sum(weight * p * (1.0 - p)) / total
+        return calib, refine
+
+    def _bin_sums(self, row: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Per-bin sums of w, w y and w s over the adaptive bins of one resample's
+        observations: bin j holds observations [j size, (j + 1) size) (the last to the end)."""
+        cum = np.cumsum(row)
+        total = int(cum[-1])
+        size = default_bin_size(total)
+        n_bins = max(total // size, 1)
+        edges = np.arange(1, n_bins, dtype=np.int64) * size
+        # row holding observation e (0-based) and how many of its copies lie before e
+        cut = np.searchsorted(cum, edges, side="right")
+        before = edges - (cum[cut] - row[cut])
+        starts = np.concatenate([[0], cut])
+        # a bin inside one row's copies holds no full row (reduceat would give that row)
+        inside = np.append(starts[1:] == starts[:-1], False)
+        sums = []
+        values = ((self.w, self.wy, self.ws) if self.weighted
+                  else (None, self.pos, self.scores))
+        for v in values:
+            full = np.add.reduceat(row if v is None else row * v, starts).astype(np.float64)
+            full[inside] = 0.0
+            # bin j loses the copies of its first (cut) row that lie before its edge and
+            # gains those of the next bin's cut row
+            part = before if v is None else before * v[cut]
+            full[1:] -= part
+            full[:-1] += part
+            sums.append(full)
+        return sums[0], sums[1], sums[2]
+
+    def _recalibrated(self, c: np.ndarray) -> np.ndarray:
+        """sum_i c_i w_i (y_i - f_i)^2 with f the PAV fit of each resample on its distinct
+        scores (:func:`locacal.metrics.corp.corp_from_sorted`)."""
+        if self.weighted:
+            weight = self._group_sums(c * self.w)
+            label = self._group_sums(c * self.wy)
+        else:  # integers: exact sums
+            weight = self._group_sums(c)
+            label = self._group_sums(c * self.pos)
+        return isotonic_squared_errors(weight, label, whole=not self.weighted)
+
+
+    def _recalibrated_runs(self, runs: np.ndarray) -> np.ndarray:
+        """:meth:`_recalibrated` from the counts of the runs of equal labels (unweighted,
+        no ties).
+
+        Each run of events is pooled with the run of non-events after it: adjacent
+        groups whose means decrease (1, then 0) share their isotonic fit (Barlow et al.
+        1972, §1.2), disjoint pairs can be pooled at once, and a run the resample leaves
+        empty adds nothing wherever it is pooled. The pairs are the same for every
+        resample, so their counts and event counts are sums of run counts; the PAV then
+        fits about a quarter as many groups as there are rows, those the resample holds.
+        """
+        positive = np.flatnonzero(self.run_positive)
+        width = runs.shape[1]
+        events = runs[:, positive]
+        follows = np.minimum(positive + 1, width - 1)
+        weight = events + np.where(positive + 1 < width, runs[:, follows], 0)
+        if not self.run_positive[0]:  # a leading run of non-events stands alone
+            events = np.concatenate([np.zeros((runs.shape[0], 1), np.int64), events], axis=1)
+            weight = np.concatenate([runs[:, :1], weight], axis=1)
+        rows, groups = weight.shape
+        held = np.flatnonzero(weight)
+        pooled = weight.ravel()[held].astype(np.float64)
+        means = events.ravel()[held] / pooled
+        bounds = np.searchsorted(held, np.arange(rows + 1) * groups)
+        out = np.zeros(rows)
+        for b in range(rows):
+            w, m = pooled[bounds[b]:bounds[b + 1]], means[bounds[b]:bounds[b + 1]]
+            if w.size:
+                fitted = isotonic_regression(m, weights=w).x
+                out[b] = np.sum(w * (m * (1.0 - 2.0 * fitted) + fitted * fitted))
+        return out
+
+
+def isotonic_squared_errors(weight: np.ndarray | None, label: np.ndarray, *,
+                            whole: bool = False, means: bool = False) -> np.ndarray:
+    """For each row b of ``(B, G)`` group weights W (None: all 1; groups of weight 0 are
+    left out) and label sums L: sum_g [L_g (1 - 2 f_g) + W_g f_g^2] = sum_i w_i (y_i -
+    f_i)^2 (y^2 = y), f the weighted isotonic (PAV) fit of the row's means L / W
+    (:func:`scipy.optimize.isotonic_regression`).
+
+    Adjacent groups of equal mean are pooled before the fit: the isotonic fit is constant
+    on them (Barlow, Bartholomew, Bremner & Brunk 1972, *Statistical Inference under Order
+    Restrictions*, §1.2: pooling adjacent equal values leaves the fit unchanged), and the
+    PAV on the pooled runs is much quicker (0/1 labels without ties: a run per change of
+    label). The runs of all rows are found at once on the flattened rows. ``whole``: the
+    weights are whole numbers (counts), pooled exactly by differences of integer
+    cumulative sums; otherwise by ``reduceat``. A run's label sum is its weight times its
+    mean. ``means``: ``label`` holds the means themselves, and groups of weight 0 are kept
+    (their means must equal a neighbour's in the same row, into whose run they pool).
+    """
+    rows, width = label.shape
+    label_means = means
+    if weight is None:
+        means = label.ravel()
+        row_of = held_weight = None
+    elif label_means:
+        means = label.ravel()
+        row_of, held_weight = None, weight.ravel()
+    else:
+        row_of, col = np.nonzero(weight)
+        held_weight = weight[row_of, col]
+        means = label[row_of, col] / held_weight
+    change = np.empty(means.size, dtype=bool)
+    change[0] = True
+    np.not_equal(means[1:], means[:-1], out=change[1:])
+    if row_of is None:
+        change[::width] = True  # each row starts a run
+    else:
+        change[1:] |= row_of[1:] != row_of[:-1]
+    runs = np.flatnonzero(change)
+    if held_weight is None:
+        pooled = np.diff(runs, append=means.size).astype(np.float64)
+    elif row_of is None:
+        last = np.append(runs[1:], means.size) - 1
+        pooled = np.diff(np.cumsum(held_weight)[last], prepend=0).astype(np.float64)
+    else:
+        if whole:  # integer cumulative sums: exact, and quicker than float ones
+            last = np.append(runs[1:], means.size) - 1
+            pooled = np.diff(np.cumsum(held_weight.astype(np.int64))[last], prepend=0)
+        else:
+            pooled = np.add.reduceat(held_weight, runs)
+        pooled = pooled.astype(np.float64, copy=False)
+    means = means[runs]
+    # first run of each row: runs start at each row's first position
+    row_starts = (np.arange(rows + 1) * width if row_of is None
+                  else np.searchsorted(row_of, np.arange(rows + 1)))
+    bounds = np.searchsorted(runs, row_starts)
+    out = np.zeros(rows)
+    for b in range(rows):
+        lo, hi = bounds[b], bounds[b + 1]
+        if hi > lo:
+            w, m = pooled[lo:hi], means[lo:hi]
+            fitted = isotonic_regression(m, weights=w).x
+            # a sum, not np.dot: a threaded BLAS call per row costs more than the PAV fit
+            out[b] = np.sum(w * (m * (1.0 - 2.0 * fitted) + fitted * fitted))
+    return out
+
+
+def _ratio(part: np.ndarray, whole: np.ndarray) -> np.ndarray:
+    return np.where(whole != 0, part / whole, np.nan)

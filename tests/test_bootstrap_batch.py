@@ -1,0 +1,156 @@
+"""The batched bootstrap of the report's metrics equals the one-resample evaluation.
+
+:class:`locacal.metrics._bootstrap_statistics.CountBatch` evaluates metrics of resamples
+from their counts over the sorted rows; here each value is compared with
+:func:`locacal.metrics.registry.evaluate` on the expanded resample (rows repeated by
+index), drawn by the same seeded generator, with tied scores, tied score-label pairs,
+relative weights, frequency weights and a single-class resample.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+from locacal._validation import CalibrationWarning
+from locacal.data.frequency import bootstrap_counts
+from locacal.metrics._bootstrap_statistics import BATCHED, CountBatch, sorted_order
+from locacal.metrics.registry import evaluate
+from locacal.report.intervals import bootstrap_replicates
+
+NAMES = ("brier", "true_mse", "log_loss", "accuracy", "sensitivity", "specificity",
+         "spiegelhalter_z", "auc", "calib_mse", "calib_err", "refinement", "mcb", "dsc",
+         "unc")
+
+
+def _data(n: int, seed: int, ties: bool, weighted: bool):
+    rng = np.random.default_rng(seed)
+    p = rng.beta(2.0, 3.0, n)
+    s = np.round(p * 20) / 20 if ties else np.clip(p + rng.normal(0, 0.05, n), 0, 1)
+    y = (rng.random(n) < p).astype(np.float64)
+    w = rng.uniform(0.2, 3.0, n) if weighted else None
+    return s, y, w, p
+
+
+def _expanded(names, s, y, w, p, idx):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CalibrationWarning)
+        row = evaluate(names, s[idx], y[idx], weights=None if w is None else w[idx],
+                       true_p=p[idx], threshold=0.4)
+    return np.array([row[m] for m in names])
+
+
+def test_every_name_is_batched():
+    assert set(NAMES) == BATCHED
+
+
+@pytest.mark.parametrize("ties", [False, True])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_counts_equal_expanded_resamples(ties, weighted):
+    s, y, w, p = _data(600, 1 + 2 * ties + weighted, ties, weighted)
+    order = sorted_order(s, y, w)
+    batch = CountBatch(s[order], y[order], None if w is None else w[order], p[order], 0.4)
+    rng = np.random.default_rng(7)
+    draws = [rng.integers(0, s.size, s.size) for _ in range(6)]
+    counts = np.array([np.bincount(i, minlength=s.size)[order] for i in draws])
+    got = batch(NAMES, counts)
+    want = np.array([_expanded(NAMES, s, y, w, p, i) for i in draws])
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
+
+
+def test_frequency_weights_split_rows_across_bins():
+    """Large counts: the adaptive bins (24 observations wide here) cut rows' copies, and
+    some bins lie inside one row."""
+    s, y, w, p = _data(40, 5, True, True)
+    f = np.random.default_rng(3).integers(1, 60, s.size).astype(np.float64)
+    order = sorted_order(s, y, w)
+    batch = CountBatch(s[order], y[order], w[order], p[order], 0.5)
+    rng = np.random.default_rng(11)
+    drawn = bootstrap_counts(rng, f, s.size, 5).astype(np.float64)
+    got = batch(NAMES, drawn[:, order])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CalibrationWarning)
+        for b in range(drawn.shape[0]):
+            idx = np.repeat(np.arange(s.size), drawn[b].astype(np.int64))
+            want = evaluate(NAMES, s[idx], y[idx], weights=w[idx], true_p=p[idx])
+            np.testing.assert_allclose(got[b], [want[m] for m in NAMES], rtol=1e-12,
+                                       atol=1e-14)
+
+
+def test_single_class_resample_is_nan_where_undefined():
+    s, y, _, p = _data(50, 2, False, False)
+    order = sorted_order(s, y, None)
+    c = np.zeros((1, s.size))
+    c[0, np.flatnonzero(y[order] == 1.0)[:3]] = [10, 20, 20]
+    got = dict(zip(NAMES, CountBatch(s[order], y[order], None, p[order], 0.5)(NAMES, c)[0],
+                   strict=True))
+    assert np.isnan(got["auc"]) and np.isnan(got["specificity"])
+    idx = np.repeat(np.arange(s.size), c[0].astype(np.int64))
+    want = _expanded(["brier", "dsc", "unc", "refinement"], s[order], y[order], None,
+                     p[order], idx)
+    np.testing.assert_allclose([got[m] for m in ("brier", "dsc", "unc", "refinement")],
+                               want, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("frequency", [False, True])
+def test_bootstrap_replicates_equal_the_resample_loop(frequency):
+    """Same generator, same draws: the batched replicates equal the registry's evaluation of
+    each resample (batched and looped metrics mixed)."""
+    s, y, w, p = _data(300, 9, True, True)
+    f = np.random.default_rng(4).integers(1, 4, s.size).astype(np.float64) if frequency \
+        else None
+    names = ["brier", "auc", "ece_thresholded", "dsc", "refinement", "cal_slope",
+             "sensitivity"]
+    got = bootstrap_replicates(names, s, y, weights=w, true_p=p, threshold=0.5, n_boot=5,
+                               rng=np.random.default_rng(2), tick=lambda: None, counts=f)
+    rng = np.random.default_rng(2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CalibrationWarning)
+        for b in range(5):
+            if f is None:
+                idx = rng.integers(0, s.size, s.size)
+                want = evaluate(names, s[idx], y[idx], weights=w[idx], true_p=p[idx])
+            else:
+                drawn = bootstrap_counts(rng, f, s.size, 1)[0].astype(np.float64)
+                want = evaluate(names, s, y, weights=w, frequency_weights=drawn,
+                                true_p=p)
+            np.testing.assert_allclose(got[b], [want[m] for m in names], rtol=1e-12,
+                                       atol=1e-14)
+
+
+@pytest.mark.parametrize("case", ["plain", "ties", "weighted"])
+def test_null_values_equal_the_draw_loop(case):
+    """The null draws' batch statistics (smooth ECE, calib_mse, calib_err, signed
+    Spiegelhalter z, and the older ones) equal the registry's evaluation of each draw."""
+    from locacal.report.intervals import NULL_METRICS, _null_draws, null_values
+
+    s, _, w, _ = _data(800, 21, case == "ties", case == "weighted")
+    names = [m for m in NULL_METRICS if not (case == "weighted" and m == "smece")]
+    got = null_values(names, s, weights=w, threshold=0.5, n_draws=4,
+                      rng=np.random.default_rng(8), tick=lambda: None)
+    order = np.argsort(s, kind="stable")
+    ws = None if w is None else w[order]
+    draws = np.concatenate(list(_null_draws(s[order], 4, np.random.default_rng(8))))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CalibrationWarning)
+        for b, labels in enumerate(draws):
+            want = evaluate(names, s[order], labels, weights=ws)
+            np.testing.assert_allclose(got[b], [want[m] for m in names], rtol=1e-12,
+                                       atol=1e-14, err_msg=case)
+
+
+def test_smece_batch_equals_smece_small_bandwidths():
+    """Large n: bandwidths below 0.01 (more grid nodes) and scores at 0 and 1."""
+    from locacal.metrics import smece
+    from locacal.metrics._smooth_ece_batch import smece_batch
+
+    rng = np.random.default_rng(5)
+    s = np.sort(rng.beta(2.0, 3.0, 60_000))
+    s[:4], s[-4:] = 0.0, 1.0
+    labels = (rng.random((3, s.size)) < s).astype(np.float64)
+    got = smece_batch(s, None)(labels)
+    want = [smece(s, row) for row in labels]
+    assert max(want) < 0.01  # the bisection went below sigma = 0.01
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
