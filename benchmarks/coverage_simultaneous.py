@@ -14,7 +14,11 @@ band is defined, jointly. Targets (the estimands of :mod:`locacal.curves.simulta
   label of the bin);
 * platt (``logit=True``) and beta (Scheffé): g at every grid point; g belongs to both
   families only for the logistic DGPs (and to beta's for ``calibrated``); elsewhere the
-  column shows what a misspecified family's band does.
+  column shows what a misspecified family's band does;
+* isotonic (the honest monotone band, :mod:`locacal.curves.monotone`): g at the grid
+  points between the 5 % and 95 % score quantiles (``isotonic``, the curve's band), and g at
+  1001 points of all of [0, 1], where its finite-sample guarantee holds (``iso-[0,1]``, the
+  raw band of ``monotone_band``). Every DGP below has a non-decreasing g.
 
 The sup test, ``calibration_test(s, d, statistic="sup")``: its rejection rate at 5 % on the
 calibrated DGPs (size), and in every sample whether ``p < 0.05`` is exactly "the diagonal
@@ -104,6 +108,41 @@ widths grew 1-4 % (0.124 -> 0.126 on convex* at 2000). Beta on under* at n = 200
 100 samples (same seeds): 0.86 -> 0.93 (s.e. 0.022); beta's rows other than under* are
 unchanged because the monotonicity rule did not bind there.
 
+Isotonic band, measured 2026-11-26 (commit of this docstring's change), reduced run: 100
+samples at n = 500 and 2000, 30 at n = 20000 (``--methods isotonic 'iso-[0,1]' --no-test``,
+one process per size and half of the DGPs, under ``nice -n 15`` on the shared machine).
+Joint coverage (mean width). Every sample was covered: 1.000 throughout, so the binomial
+s.e. sqrt(c (1 - c) / reps) is 0; the s.e. a coverage of 0.95 would have is 0.022 (100
+samples) and 0.040 (30), and 100 of 100 bounds the true coverage below by 0.970 (30 of 30:
+0.905) at 95 % confidence. The band is honest and conservative, by construction (a union
+bound over heavily overlapping windows): it over-covers, above the 0.93-0.97 that issue 18
+asks of the asymptotic bands, and is 2-3 times as wide as the local curve's sup-t band
+(0.15-0.18 against 0.05-0.07 at n = 20000). Tuning it into that range would give up its
+finite-sample guarantee, so it is not done.
+
+====== ============== =============== ===============
+n      dgp            isotonic        iso-[0,1]
+====== ============== =============== ===============
+500    calibrated     1.000 (0.478)   1.000 (0.552)
+500    over           1.000 (0.469)   1.000 (0.475)
+500    wiggly         1.000 (0.511)   1.000 (0.483)
+500    under*         1.000 (0.489)   1.000 (0.528)
+500    convex*        1.000 (0.513)   1.000 (0.520)
+500    calibrated-u*  1.000 (0.523)   1.000 (0.497)
+2000   calibrated     1.000 (0.318)   1.000 (0.405)
+2000   over           1.000 (0.312)   1.000 (0.324)
+2000   wiggly         1.000 (0.352)   1.000 (0.326)
+2000   under*         1.000 (0.307)   1.000 (0.411)
+2000   convex*        1.000 (0.347)   1.000 (0.356)
+2000   calibrated-u*  1.000 (0.358)   1.000 (0.336)
+20000  calibrated     1.000 (0.156)   1.000 (0.231)
+20000  over           1.000 (0.149)   1.000 (0.160)
+20000  wiggly         1.000 (0.173)   1.000 (0.155)
+20000  under*         1.000 (0.149)   1.000 (0.285)
+20000  convex*        1.000 (0.166)   1.000 (0.175)
+20000  calibrated-u*  1.000 (0.177)   1.000 (0.163)
+====== ============== =============== ===============
+
 Run: ``PYTHONPATH=$PWD python benchmarks/coverage_simultaneous.py [--reps 100]
 [--big-reps 40] [--sizes 500 2000 20000] [--methods ...] [--quick]`` (``--quick``: 30 replications,
 n = 500 and 2000).
@@ -122,6 +161,7 @@ from scipy.special import expit, logit
 
 from locacal import CalibrationWarning, calibration_curve, calibration_test
 from locacal.curves.family import make_calibrator
+from locacal.curves.monotone import monotone_band
 from locacal.curves.simultaneous import sup_band
 from locacal.simulate import logistic_dgp
 
@@ -169,7 +209,11 @@ METHODS = {
     "binning": ("binning", {}),
     "platt": ("platt", {"logit": True}),
     "beta": ("beta", {}),
+    "isotonic": ("isotonic", {}),
+    "iso-[0,1]": ("isotonic", {"whole": True}),
 }
+#: Where the ``iso-[0,1]`` column checks the raw isotonic band (its guarantee's range).
+WHOLE = np.linspace(0.0, 1.0, 1001)
 
 
 def sample(draw: Draw, n: int, rng: np.random.Generator):
@@ -200,6 +244,11 @@ def covered(method: str, options: dict, s: np.ndarray, d: np.ndarray, g,
         ok = ~np.isnan(lower)
         hit = np.all((lower[ok] <= target[ok]) & (target[ok] <= upper[ok]))
         return bool(hit), float(np.mean(upper[ok] - lower[ok]))
+    if options.get("whole"):
+        lower, upper = monotone_band(s, d, 0.95)(WHOLE)
+        target = g(WHOLE)
+        hit = np.all((lower <= target) & (target <= upper))
+        return bool(hit), float(np.mean(upper - lower))
     curve = calibration_curve(s, d, method=method, band="simultaneous", seed=seed, **options)
     if method == "binning":
         est = curve.estimator

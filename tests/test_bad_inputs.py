@@ -262,6 +262,15 @@ def _build_table() -> list[Row]:
                 interval=("nope",), n_boot=(0, 5, 2.5), seed=SEED, grid=([1.7], ["0.5"]),
                 critical=("nope", 1),
                 nn=NN, degree=(5,), no_such_option=(1,), by=BY),
+        # the isotonic simultaneous band: its own checks (level, grid; relative weights are
+        # refused, frequency weights are counts); its rows outside the 5-95 % score range
+        # are NaN by design, so the band where it is defined is the result
+        Row("calibration_curve", lambda scores, labels, **kw: lc.calibration_curve(
+            scores, labels, **{"method": "isotonic", "band": "simultaneous", **kw}
+        ).to_frame().dropna(subset=["lower"]), SL,
+            SL_ROLES, _params(level=LEVEL, grid=([1.7], ["0.5"]), weights=(W,),
+                              frequency_weights=FREQUENCIES),
+            label="calibration_curve[isotonic-simultaneous]"),
         Row("make_calibrator", lambda method="platt", **kw: lc.make_calibrator(
             method, **kw).fit(S, Y), params=_params(method=("nope", 1, None),
                                                     no_such_option=(1,))),

@@ -252,11 +252,12 @@ def test_platt_band_is_scheffe_with_statsmodels_covariance(data):
     np.testing.assert_allclose(curve.upper, expit(eta + crit * se), atol=1e-6)
 
 
-def test_isotonic_and_robust_lowess_refuse(data):
+def test_weighted_isotonic_and_robust_lowess_refuse(data):
     s, d = data
-    with pytest.raises(ValueError, match="band='simultaneous' is not available for "
-                                         "method='isotonic'"):
-        calibration_curve(s, d, method="isotonic", band="simultaneous")
+    # the isotonic band (tests/test_isotonic_band.py) counts observations
+    with pytest.raises(ValueError, match="no relative weights"):
+        calibration_curve(s, d, method="isotonic", band="simultaneous",
+                          weights=np.linspace(0.5, 2.0, s.size))
     with pytest.raises(ValueError, match="robustness iterations"):
         calibration_curve(s, d, method="lowess", it=1, band="simultaneous")
     with pytest.raises(ValueError, match="critical"):

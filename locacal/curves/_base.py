@@ -240,8 +240,9 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
             percentile band of refits on resampled rows; ``"consistency"``: where the curve
             of a calibrated model with these scores would lie; ``"simultaneous"``: a band
             holding the map at all grid points jointly (sup-t band of the smoothers on the
-            5-95 % score quantiles, Šidák over bins, Scheffé for Platt and beta; not
-            available for isotonic regression and lowess with ``it > 0``,
+            5-95 % score quantiles, Šidák over bins, Scheffé for Platt and beta, the
+            honest monotone band of Dimitriadis et al. 2023 for isotonic regression
+            (:mod:`locacal.curves.monotone`); not available for lowess with ``it > 0``,
             :mod:`locacal.curves.simultaneous`); None: no band (NaN). Details and references
             in :mod:`locacal.curves.bands`.
         level : float in (0, 1), default 0.95

@@ -111,8 +111,9 @@ def calibration_curve(
         The band (:mod:`locacal.curves.bands`): the method's analytic pointwise band
         (bootstrap for isotonic), a bootstrap band, the consistency band of a calibrated
         model with these scores, or a simultaneous band (sup-t band of the smoothers on the
-        5-95 % score quantiles, Šidák over bins, Scheffé for Platt and beta;
-        :mod:`locacal.curves.simultaneous`; not for isotonic). Its dual test is
+        5-95 % score quantiles, Šidák over bins, Scheffé for Platt and beta, the honest
+        monotone band for isotonic (:mod:`locacal.curves.monotone`; no relative weights);
+        :mod:`locacal.curves.simultaneous`). Its dual test is
         ``calibration_test(scores, labels, statistic="sup")``.
     level : float in (0, 1), default 0.95
         Confidence level of the band.

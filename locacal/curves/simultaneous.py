@@ -64,6 +64,14 @@ Binning
     undercovers at Šidák's high per-bin levels in bins with few events
     (:class:`locacal.curves.binning.BinningCalibrator`).
 
+Isotonic regression
+    The honest band of a non-decreasing g (Dimitriadis, Dümbgen, Henzi, Puke & Ziegel
+    2023; :mod:`locacal.curves.monotone`): Clopper-Pearson bounds of the mean of g over
+    windows of consecutive scores, a union bound over the windows, and monotonicity carry
+    each bound to the scores beyond its window. A finite-sample guarantee for every
+    non-decreasing g, on the whole of [0, 1]; reported, as the smoothers' bands, at the grid
+    points within :data:`RANGE` (the estimand: g there), widened to hold the estimate.
+
 Logistic maps (Platt, beta)
     Scheffé's band for the linear predictor :math:`\\eta(t) = x(t)^\\top \\theta`:
     :math:`\\hat\\eta(t) \\pm \\sqrt{\\chi^2_p(1 - \\alpha)} \\sqrt{x(t)^\\top \\hat\\Sigma
@@ -203,9 +211,21 @@ class SupTNull:
         return float(np.count_nonzero(self.maxima >= statistic) / self.maxima.size)
 
 
-def band_range(scores: np.ndarray) -> tuple[float, float]:
-    """The 5 % and 95 % quantiles of the fitted scores (rows of positive weight)."""
-    lo, hi = np.quantile(scores, RANGE)
+def band_range(scores: np.ndarray, counts: np.ndarray | None = None) -> tuple[float, float]:
+    """The 5 % and 95 % quantiles of the fitted scores (rows of positive weight); with
+    frequency weights ``counts``, those of the expanded rows (NumPy's default linear
+    interpolation between order statistics), which are not built."""
+    if counts is None:
+        lo, hi = np.quantile(scores, RANGE)
+        return float(lo), float(hi)
+    order = np.argsort(scores, kind="stable")
+    ordered, cum = scores[order], np.cumsum(counts[order])
+    position = (cum[-1] - 1.0) * np.asarray(RANGE)
+    below = np.floor(position)
+    # the expanded order statistic of (0-based) rank r is the row whose counts pass r
+    at = [ordered[np.searchsorted(cum, r, side="right")] for r in (below, np.minimum(
+        below + 1.0, cum[-1] - 1.0))]
+    lo, hi = at[0] + (position - below) * (at[1] - at[0])
     return float(lo), float(hi)
 
 
