@@ -5,9 +5,12 @@ paired interval and a p-value of "no difference":
 
 * the AUC by DeLong's test (:mod:`locacal.metrics.delong`), as R's ``pROC::roc.test(...,
   method = "delong", paired = TRUE)``;
-* every other metric by the paired nonparametric bootstrap: one set of resampled rows per
-  replicate, shared by all models and all metrics, so that each replicate's differences are
-  differences on the same rows (Efron & Tibshirani 1993, §16.4's paired design).
+* every other metric: the interval by the paired nonparametric bootstrap (one set of resampled
+  rows per replicate, shared by all models and all metrics, so that each replicate's
+  differences are differences on the same rows; Efron & Tibshirani 1993, §16.4's paired
+  design), the p-value by a paired permutation test that swaps the two models' scores within
+  randomly chosen rows (exact size when the models are interchangeable), or, with
+  ``test="bootstrap"``, by the bootstrap interval inverted.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from locacal._repr import figure_html, frame_html, result_html
 from locacal._validation import (
     check_aligned,
     check_bool,
+    check_choice,
     check_level,
     check_resamples,
     check_scores_labels,
@@ -40,8 +44,8 @@ from locacal.report.intervals import _quiet, _report_dropped
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-__all__ = ["COLUMNS", "DEFAULT_METRICS", "ModelComparison", "compare_models",
-           "paired_bootstrap_bounds"]
+__all__ = ["COLUMNS", "DEFAULT_METRICS", "TESTS", "ModelComparison", "compare_models",
+           "paired_bootstrap_bounds", "permutation_pvalue"]
 
 #: Metrics compared by default (registry names): Brier score, log loss, LCS, ICI (Austin &
 #: Steyerberg's, R's lowess), CORP's miscalibration MCB, ECE (10 quantile bins), AUC.
@@ -49,6 +53,8 @@ DEFAULT_METRICS = ("brier", "log_loss", "lcs", "ici", "mcb", "ece", "auc")
 #: Columns of the comparison table.
 COLUMNS = ("model_a", "model_b", "metric", "value_a", "value_b", "difference", "lower",
            "upper", "pvalue", "method")
+#: Tests of "no difference" for the metrics other than the AUC (``test=``).
+TESTS = ("permutation", "bootstrap")
 
 
 def _named_models(scores: Any) -> dict[str, Any]:
@@ -164,6 +170,28 @@ def paired_bootstrap_bounds(difference: np.ndarray, replicates: np.ndarray, leve
     return lower, upper, pvalue
 
 
+def permutation_pvalue(difference: np.ndarray, permuted: np.ndarray) -> np.ndarray:
+    """Two-sided Monte Carlo p-value of a paired permutation test.
+
+    ``difference`` has shape (J,), ``permuted`` (B, J): the differences recomputed after
+    each random swap of the models within rows (NaN ones are left out). With d̂ the observed
+    difference and d_b the permuted ones, ``p = (1 + #{b: |d_b| >= |d̂|}) / (1 + B)``:
+    the observed labelling counts as one of the permutations, which makes the test exact
+    (P(p <= alpha) <= alpha under the null) with random rather than all permutations
+    (Phipson & Smyth 2010, Stat. Appl. Genet. Mol. Biol. 9(1), eq. 2). The permutation law
+    of the difference is symmetric about 0 (swapping every row negates it), so the
+    two-sided test compares absolute values. ``|d_b| >= |d̂|`` is taken with a relative
+    tolerance of 1e-12 (rounding); identical models give p = 1.
+    """
+    pvalue = np.full(difference.shape, np.nan)
+    for j, d in enumerate(difference):
+        perm = permuted[:, j][np.isfinite(permuted[:, j])]
+        if perm.size and np.isfinite(d):
+            hits = np.count_nonzero(np.abs(perm) >= abs(d) * (1.0 - 1e-12))
+            pvalue[j] = (1.0 + hits) / (1.0 + perm.size)
+    return pvalue
+
+
 @dataclass(frozen=True)
 class ModelComparison:
     """The result of :func:`compare_models`.
@@ -277,10 +305,25 @@ def _bootstrap(names: Sequence[str], scores: list[np.ndarray], labels: np.ndarra
     return out
 
 
+def _permute(names: Sequence[str], a: np.ndarray, b: np.ndarray, labels: np.ndarray,
+             n_perm: int, rng: np.random.Generator) -> np.ndarray:
+    """``(n_perm, M)`` differences value(a') - value(b') after swapping a's and b's scores
+    in each row independently with probability 1/2 (the labels stay in place)."""
+    out = np.full((n_perm, len(names)), np.nan)
+    for r in range(n_perm):
+        swap = rng.random(labels.size) < 0.5
+        a2, b2 = np.where(swap, b, a), np.where(swap, a, b)
+        row_a = _quiet(lambda a2=a2: evaluate(names, a2, labels))
+        row_b = _quiet(lambda b2=b2: evaluate(names, b2, labels))
+        out[r] = [row_a[m] - row_b[m] for m in names]
+    return out
+
+
 @public_api
 def compare_models(scores: Any, labels: Any, *, metrics: Sequence[str] | None = None,
                    reference: str | None = None, ci: bool = True, n_boot: int = 500,
-                   level: float = 0.95, seed: Any = None) -> ModelComparison:
+                   level: float = 0.95, test: str = "permutation", seed: Any = None
+                   ) -> ModelComparison:
     """Paired comparison of several models scored on the same rows.
 
     For every pair of models (a, b) -- all pairs a before b in the order given, or every
@@ -361,6 +404,7 @@ def compare_models(scores: Any, labels: Any, *, metrics: Sequence[str] | None = 
     ci = check_bool(ci, "ci")
     n_boot = check_resamples(n_boot, "n_boot", minimum=10)
     level = check_level(level)
+    test = check_choice(test, TESTS, "test")
     seed = check_seed(seed)
     check_aligned({**{f"scores[{name!r}]": v for name, v in models.items()},
                    "labels": labels})
@@ -376,8 +420,8 @@ def compare_models(scores: Any, labels: Any, *, metrics: Sequence[str] | None = 
                        for s in checked])
     boot_names = [m for m in metric_names if m != "auc"]
     replicates = None
+    rng = np.random.default_rng(seed)
     if ci and boot_names:
-        rng = np.random.default_rng(seed)
         replicates = _bootstrap(boot_names, checked, y, n_boot, rng)
         _report_dropped(replicates.reshape(n_boot, -1),
                         [f"{k}:{m}" for k in model_names for m in boot_names], "bootstrap")
@@ -392,6 +436,10 @@ def compare_models(scores: Any, labels: Any, *, metrics: Sequence[str] | None = 
             diff = values[a, cols] - values[b, cols]
             lower, upper, pvalue = paired_bootstrap_bounds(
                 diff, replicates[:, a, :] - replicates[:, b, :], level)
+            if test == "permutation":
+                permuted = _permute(boot_names, checked[a], checked[b], y, n_boot, rng)
+                _report_dropped(permuted, list(boot_names), "permutation")
+                pvalue = permutation_pvalue(diff, permuted)
             boot = {m: (lower[j], upper[j], pvalue[j]) for j, m in enumerate(boot_names)}
         else:
             boot = {}
@@ -406,7 +454,8 @@ def compare_models(scores: Any, labels: Any, *, metrics: Sequence[str] | None = 
                 method = "delong"
             else:
                 lo, hi, p = boot.get(m, (np.nan, np.nan, np.nan))
-                method = "paired bootstrap (basic)" if ci else "none"
+                method = ("none" if not ci else "paired bootstrap (basic)"
+                          if test == "bootstrap" else "paired bootstrap (basic), permutation")
             rows.append((model_names[a], model_names[b], m, values[a, j], values[b, j], d,
                          lo, hi, p, method))
     table = pd.DataFrame(rows, columns=list(COLUMNS))
