@@ -45,7 +45,12 @@ from scipy.special import expit, logit
 
 from locacal._validation import CalibrationWarning
 from locacal.metrics.registry import evaluate
-from locacal.report.comparison import DEFAULT_METRICS, compare_models
+from locacal.report.comparison import (
+    DEFAULT_METRICS,
+    _permute,
+    compare_models,
+    permutation_pvalue,
+)
 
 TAU = 1.5
 _NODES, _WEIGHTS = np.polynomial.hermite_e.hermegauss(60)
@@ -99,11 +104,27 @@ def truth(dgp: str, big: int, rng: np.random.Generator) -> tuple[dict[str, float
             {m: abs(diffs[0][m] - diffs[1][m]) / 2 for m in names})
 
 
-def run(dgps, sizes, reps, n_boot, delong_reps, big, seed, out=None) -> pd.DataFrame:
-    """The study, smallest n first; each (n, DGP) block is printed (and appended to ``out``)
-    as soon as it is done, so that an interrupted run still reports what it measured."""
+def _permutation_only(a, b, d, n_perm, seed) -> pd.DataFrame:
+    """The rows of compare_models' table with only the permutation p-values: the same
+    functions compare_models calls (``_permute``, ``permutation_pvalue``), no bootstrap."""
     rng = np.random.default_rng(seed)
-    truths = {dgp: truth(dgp, big, rng) for dgp in dgps}
+    va, vb = evaluate(BOOT_METRICS, a, d), evaluate(BOOT_METRICS, b, d)
+    diff = np.array([va[m] - vb[m] for m in BOOT_METRICS])
+    pvalue = permutation_pvalue(diff, _permute(BOOT_METRICS, a, b, d, n_perm, rng))
+    return pd.DataFrame({"metric": BOOT_METRICS, "difference": diff, "lower": np.nan,
+                         "upper": np.nan, "pvalue": pvalue})
+
+
+def run(dgps, sizes, reps, n_boot, delong_reps, big, seed, out=None, test_only=False
+        ) -> pd.DataFrame:
+    """The study, smallest n first; each (n, DGP) block is printed (and appended to ``out``)
+    as soon as it is done, so that an interrupted run still reports what it measured.
+    ``test_only``: only the permutation tests (``n_boot`` permutations, no bootstrap, no
+    DeLong, no population values: the coverage columns are NaN)."""
+    rng = np.random.default_rng(seed)
+    names = (*BOOT_METRICS, "auc")
+    truths = {dgp: (dict.fromkeys(names, np.nan), dict.fromkeys(names, np.nan)) if test_only
+              else truth(dgp, big, rng) for dgp in dgps}
     rows = []
     for n in sizes:
         r = reps if n <= 2000 else max(10, reps // 10)
@@ -116,12 +137,26 @@ def run(dgps, sizes, reps, n_boot, delong_reps, big, seed, out=None) -> pd.DataF
                 d, a, b = draw(dgp, n, rng)
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", CalibrationWarning)
+                    if test_only:
+                        records.append(_permutation_only(a, b, d, n_boot,
+                                                         rng.integers(2**63)))
+                        continue
                     table = compare_models({"a": a, "b": b}, d, metrics=BOOT_METRICS,
                                            n_boot=n_boot, seed=rng.integers(2**63))
                 records.append(table.to_frame())
             frame = pd.concat(records)
             block = [_summary(dgp, n, m, frame[frame.metric == m], true[m], err[m], n_boot)
                      for m in BOOT_METRICS]
+            if test_only:
+                for row in block:
+                    row["cover_95%"] = row["se_cover"] = np.nan
+                rows += block
+                print(f"  {dgp}, n = {n}: {r} data sets x {n_boot} permutations, "
+                      f"{time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
+                _show(pd.DataFrame(block))
+                if out:
+                    pd.DataFrame(rows).to_csv(out, index=False)
+                continue
             # DeLong: no resampling, many data sets
             frame = []
             for _ in range(r_delong):
@@ -138,6 +173,59 @@ def run(dgps, sizes, reps, n_boot, delong_reps, big, seed, out=None) -> pd.DataF
     return pd.DataFrame(rows)
 
 
+def variants(metric, dgps, sizes, reps, n_boot, big, seed) -> pd.DataFrame:
+    """Coverage of other bootstrap intervals for one metric's difference (``--variants``):
+    the alternatives that were measured before keeping the basic interval. With d̂ the
+    difference on the data, d*_b its ordinary paired resamples (mean m*, quantiles q_lo,
+    q_hi) and d°_b resamples of m = n/4 rows (quantiles r_lo, r_hi of sqrt(m/n)(d°_b - d̂)):
+
+    * ``basic``: [2d̂ - q_hi, 2d̂ - q_lo] (what compare_models returns);
+    * ``percentile``: [q_lo, q_hi];
+    * ``bias x 2.41``: the basic interval moved by a bias correction scaled for an
+      absolute gap near 0, d̂ - (m* - d̂) / (sqrt 2 - 1) (the plug-in's bias grows like the
+      noise's standard deviation, and a resample adds the noise once more);
+    * ``m out of n``: [d̂ - r_hi, d̂ - r_lo] (Bickel, Götze & van Zwet 1997), consistent for
+      functionals that are not differentiable, such as |gap| at 0.
+    """
+    warnings.simplefilter("ignore", CalibrationWarning)  # small bins of the m-row resamples
+    rng = np.random.default_rng(seed)
+    rows = []
+    for n in sizes:
+        m_rows = n // 4
+        for dgp in dgps:
+            true = truth(dgp, big, rng)[0][metric]
+            hits = {"basic": 0, "percentile": 0, "bias x 2.41": 0, "m out of n": 0}
+
+            def diff(a, b, d):
+                return evaluate([metric], a, d)[metric] - evaluate([metric], b, d)[metric]
+
+            for _ in range(reps):
+                d, a, b = draw(dgp, n, rng)
+                dh = diff(a, b, d)
+                full = np.array([diff(a[i], b[i], d[i]) for i in
+                                 (rng.integers(0, n, n) for _ in range(n_boot))])
+                small = np.array([diff(a[i], b[i], d[i]) for i in
+                                  (rng.integers(0, n, m_rows) for _ in range(n_boot))])
+                q_lo, q_hi = np.nanquantile(full, [0.025, 0.975])
+                r_lo, r_hi = np.nanquantile(np.sqrt(m_rows / n) * (small - dh), [0.025, 0.975])
+                shift = dh - np.nanmean(full)
+                centre = dh + shift / (np.sqrt(2.0) - 1.0)
+                intervals = {"basic": (2 * dh - q_hi, 2 * dh - q_lo),
+                             "percentile": (q_lo, q_hi),
+                             "bias x 2.41": (centre - (q_hi - np.nanmean(full)),
+                                             centre - (q_lo - np.nanmean(full))),
+                             "m out of n": (dh - r_hi, dh - r_lo)}
+                for k, (lo, hi) in intervals.items():
+                    hits[k] += lo <= true <= hi
+            for k, h in hits.items():
+                cover = h / reps
+                rows.append({"dgp": dgp, "n": n, "metric": metric, "interval": k,
+                             "reps": reps, "n_boot": n_boot, "truth": true,
+                             "cover_95%": cover, "se_cover": np.sqrt(cover * (1 - cover) / reps)})
+            _show(pd.DataFrame(rows[-len(hits):]))
+    return pd.DataFrame(rows)
+
+
 def _show(table: pd.DataFrame) -> None:
     with pd.option_context("display.width", 160, "display.max_rows", 200,
                            "display.float_format", "{:.4g}".format):
@@ -146,7 +234,7 @@ def _show(table: pd.DataFrame) -> None:
 
 def _summary(dgp, n, metric, frame, true, err, n_boot) -> dict:
     r = len(frame)
-    reject = float((frame["pvalue"] < 0.05).mean())
+    reject = float((frame["pvalue"] <= 0.05).mean())
     cover = float(((frame["lower"] <= true) & (true <= frame["upper"])).mean())
     return {"dgp": dgp, "n": n, "metric": metric, "reps": r, "n_boot": n_boot,
             "truth": true, "truth_err": err, "mean_diff": float(frame["difference"].mean()),
@@ -166,14 +254,23 @@ def main(argv=None) -> None:
     parser.add_argument("--dgps", nargs="+", default=list(DGPS), choices=DGPS)
     parser.add_argument("--seed", type=int, default=20261125)
     parser.add_argument("--out", default=None)
+    parser.add_argument("--test-only", action="store_true",
+                        help="only the permutation tests' size and power (--n-boot "
+                        "permutations; no bootstrap intervals, no DeLong)")
+    parser.add_argument("--variants", default=None, metavar="METRIC",
+                        help="instead of the study: coverage of four interval variants for "
+                        "METRIC's difference (e.g. ece, cheap)")
     args = parser.parse_args(argv)
     if args.quick:
         args.n, args.reps, args.n_boot, args.big, args.delong_reps = [500], 40, 50, 200_000, 400
     print(f"seed {args.seed}, n_boot {args.n_boot}, reps {args.reps} (n <= 2000; a tenth "
           f"above), DeLong reps {args.delong_reps} (a fifth above n = 2000), big {args.big}",
           flush=True)
+    if args.variants:
+        variants(args.variants, args.dgps, args.n, args.reps, args.n_boot, args.big, args.seed)
+        return
     run(args.dgps, args.n, args.reps, args.n_boot, args.delong_reps, args.big, args.seed,
-        args.out)
+        args.out, args.test_only)
 
 
 if __name__ == "__main__":
