@@ -23,13 +23,20 @@ For each DGP and n in ``--n`` (default 500, 2000, 20000), ``reps(n)`` data sets 
 at n <= 2000, a tenth of it at larger n, at least 10), each compared with ``--n-boot``
 bootstrap replicates. DeLong's AUC test, which needs no resampling, gets ``--delong-reps``
 data sets of its own at each n (a fifth of them above n = 2000). The blocks are run smallest
-n first and printed as each is done. Printed: rejection rate at 5 % (size when the truth is 0),
-coverage of the population difference by the 95 % interval, the mean difference and the
-truth, each rate with its Monte Carlo standard error sqrt(r (1 - r) / R). Nothing is
+n first and printed as each is done. Printed: rejection rate at 5 % (p <= 0.05; the size when
+the truth is 0) of compare_models' default test, the paired permutation test with ``--n-boot``
+permutations (exact size floor(0.05 (B + 1)) / (B + 1) for interchangeable models), coverage
+of the population difference by the 95 % basic bootstrap interval, the mean difference and
+the truth, each rate with its Monte Carlo standard error sqrt(r (1 - r) / R). Nothing is
 asserted; the small seeded version is tests/test_compare_models.py.
 
+``--test-only``: only the permutation tests (no bootstrap, no DeLong, no population values),
+for their size and power at a fraction of the cost. ``--variants METRIC``: instead of the
+study, the coverage of four bootstrap intervals for one metric (:func:`variants`).
+
 Usage: ``nice python benchmarks/coverage_compare_models.py [--quick] [--n 500 2000 20000]
-[--reps 200] [--n-boot 100] [--delong-reps 1000] [--big 1000000] [--dgps ...] [--out f.csv]``
+[--reps 200] [--n-boot 100] [--delong-reps 1000] [--big 1000000] [--dgps ...] [--out f.csv]
+[--test-only | --variants ece]``
 """
 
 from __future__ import annotations
