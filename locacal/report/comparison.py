@@ -209,7 +209,8 @@ class ModelComparison:
     level : float
         Confidence level of the intervals.
     n_boot : int
-        Bootstrap replicates (0 with ``ci=False``).
+        Bootstrap replicates, and permutations per pair with ``test="permutation"`` (0 with
+        ``ci=False``).
     """
 
     table: pd.DataFrame
