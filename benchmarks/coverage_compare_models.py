@@ -13,6 +13,11 @@ quadrature (:func:`calibrated_signal`). Three data-generating processes (DGPs):
   near-zero problem of a difference of two biased estimates.
 * ``overconfident pair``: the same two models made over-confident, s' = expit(1.5 logit s):
   again exchangeable (population differences 0), now with calibration errors away from 0.
+* ``sharp and blunt`` (not in the default run): both models calibrated, a sharp (sigma =
+  0.5) and a blunt one (sigma = 1): not interchangeable, but every calibration error (LCS,
+  ICI, MCB, ECE) is 0 for both in the population, so the rejection rate of those metrics is
+  the size under the weaker hypothesis "equal metric values", which the permutation test
+  does not assume (Brier, log loss and AUC differ).
 * ``unequal``: model a calibrated (sigma = 0.5), model b over-confident (sigma = 1, logit x
   1.5): every difference is non-zero. Its population value (each metric's limit at its fixed
   settings: 10 quantile bins, nn = 0.15, lowess span) is the mean of the metric's difference
@@ -23,13 +28,20 @@ For each DGP and n in ``--n`` (default 500, 2000, 20000), ``reps(n)`` data sets 
 at n <= 2000, a tenth of it at larger n, at least 10), each compared with ``--n-boot``
 bootstrap replicates. DeLong's AUC test, which needs no resampling, gets ``--delong-reps``
 data sets of its own at each n (a fifth of them above n = 2000). The blocks are run smallest
-n first and printed as each is done. Printed: rejection rate at 5 % (size when the truth is 0),
-coverage of the population difference by the 95 % interval, the mean difference and the
-truth, each rate with its Monte Carlo standard error sqrt(r (1 - r) / R). Nothing is
+n first and printed as each is done. Printed: rejection rate at 5 % (p <= 0.05; the size when
+the truth is 0) of compare_models' default test, the paired permutation test with ``--n-boot``
+permutations (exact size floor(0.05 (B + 1)) / (B + 1) for interchangeable models), coverage
+of the population difference by the 95 % basic bootstrap interval, the mean difference and
+the truth, each rate with its Monte Carlo standard error sqrt(r (1 - r) / R). Nothing is
 asserted; the small seeded version is tests/test_compare_models.py.
 
+``--test-only``: only the permutation tests (no bootstrap, no DeLong, no population values),
+for their size and power at a fraction of the cost. ``--variants METRIC``: instead of the
+study, the coverage of four bootstrap intervals for one metric (:func:`variants`).
+
 Usage: ``nice python benchmarks/coverage_compare_models.py [--quick] [--n 500 2000 20000]
-[--reps 200] [--n-boot 100] [--delong-reps 1000] [--big 1000000] [--dgps ...] [--out f.csv]``
+[--reps 200] [--n-boot 100] [--delong-reps 1000] [--big 1000000] [--dgps ...] [--out f.csv]
+[--test-only | --variants ece]``
 """
 
 from __future__ import annotations
@@ -45,7 +57,12 @@ from scipy.special import expit, logit
 
 from locacal._validation import CalibrationWarning
 from locacal.metrics.registry import evaluate
-from locacal.report.comparison import DEFAULT_METRICS, compare_models
+from locacal.report.comparison import (
+    DEFAULT_METRICS,
+    _permute,
+    compare_models,
+    permutation_pvalue,
+)
 
 TAU = 1.5
 _NODES, _WEIGHTS = np.polynomial.hermite_e.hermegauss(60)
@@ -78,17 +95,21 @@ def draw(dgp: str, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.nda
         return d, expit(1.5 * logit(model(0.8))), expit(1.5 * logit(model(0.8)))
     if dgp == "unequal":
         return d, model(0.5), expit(1.5 * logit(model(1.0)))
+    if dgp == "sharp and blunt":
+        return d, model(0.5), model(1.0)
     raise ValueError(f"unknown dgp {dgp!r}")
 
 
-DGPS = ("calibrated pair", "overconfident pair", "unequal")
+DGPS = ("calibrated pair", "overconfident pair", "unequal", "sharp and blunt")
+#: Processes whose two models are interchangeable (every population difference is 0).
+EXCHANGEABLE = ("calibrated pair", "overconfident pair")
 
 
 def truth(dgp: str, big: int, rng: np.random.Generator) -> tuple[dict[str, float],
                                                                 dict[str, float]]:
     """Population difference of each metric (0 for the exchangeable pairs) and its error."""
     names = (*BOOT_METRICS, "auc")
-    if dgp != "unequal":
+    if dgp in EXCHANGEABLE:
         return dict.fromkeys(names, 0.0), dict.fromkeys(names, 0.0)
     diffs = []
     for _ in range(2):
@@ -99,11 +120,27 @@ def truth(dgp: str, big: int, rng: np.random.Generator) -> tuple[dict[str, float
             {m: abs(diffs[0][m] - diffs[1][m]) / 2 for m in names})
 
 
-def run(dgps, sizes, reps, n_boot, delong_reps, big, seed, out=None) -> pd.DataFrame:
-    """The study, smallest n first; each (n, DGP) block is printed (and appended to ``out``)
-    as soon as it is done, so that an interrupted run still reports what it measured."""
+def _permutation_only(a, b, d, n_perm, seed) -> pd.DataFrame:
+    """The rows of compare_models' table with only the permutation p-values: the same
+    functions compare_models calls (``_permute``, ``permutation_pvalue``), no bootstrap."""
     rng = np.random.default_rng(seed)
-    truths = {dgp: truth(dgp, big, rng) for dgp in dgps}
+    va, vb = evaluate(BOOT_METRICS, a, d), evaluate(BOOT_METRICS, b, d)
+    diff = np.array([va[m] - vb[m] for m in BOOT_METRICS])
+    pvalue = permutation_pvalue(diff, _permute(BOOT_METRICS, a, b, d, n_perm, rng))
+    return pd.DataFrame({"metric": BOOT_METRICS, "difference": diff, "lower": np.nan,
+                         "upper": np.nan, "pvalue": pvalue})
+
+
+def run(dgps, sizes, reps, n_boot, delong_reps, big, seed, out=None, test_only=False,
+        test="permutation") -> pd.DataFrame:
+    """The study, smallest n first; each (n, DGP) block is printed (and appended to ``out``)
+    as soon as it is done, so that an interrupted run still reports what it measured.
+    ``test_only``: only the permutation tests (``n_boot`` permutations, no bootstrap, no
+    DeLong, no population values: the coverage columns are NaN)."""
+    rng = np.random.default_rng(seed)
+    names = (*BOOT_METRICS, "auc")
+    truths = {dgp: (dict.fromkeys(names, np.nan), dict.fromkeys(names, np.nan)) if test_only
+              else truth(dgp, big, rng) for dgp in dgps}
     rows = []
     for n in sizes:
         r = reps if n <= 2000 else max(10, reps // 10)
@@ -116,12 +153,27 @@ def run(dgps, sizes, reps, n_boot, delong_reps, big, seed, out=None) -> pd.DataF
                 d, a, b = draw(dgp, n, rng)
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore", CalibrationWarning)
+                    if test_only:
+                        records.append(_permutation_only(a, b, d, n_boot,
+                                                         rng.integers(2**63)))
+                        continue
                     table = compare_models({"a": a, "b": b}, d, metrics=BOOT_METRICS,
-                                           n_boot=n_boot, seed=rng.integers(2**63))
+                                           n_boot=n_boot, seed=rng.integers(2**63),
+                                           test=test)
                 records.append(table.to_frame())
             frame = pd.concat(records)
             block = [_summary(dgp, n, m, frame[frame.metric == m], true[m], err[m], n_boot)
                      for m in BOOT_METRICS]
+            if test_only:
+                for row in block:
+                    row["cover_95%"] = row["se_cover"] = np.nan
+                rows += block
+                print(f"  {dgp}, n = {n}: {r} data sets x {n_boot} permutations, "
+                      f"{time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
+                _show(pd.DataFrame(block))
+                if out:
+                    pd.DataFrame(rows).to_csv(out, index=False)
+                continue
             # DeLong: no resampling, many data sets
             frame = []
             for _ in range(r_delong):
@@ -138,6 +190,59 @@ def run(dgps, sizes, reps, n_boot, delong_reps, big, seed, out=None) -> pd.DataF
     return pd.DataFrame(rows)
 
 
+def variants(metric, dgps, sizes, reps, n_boot, big, seed) -> pd.DataFrame:
+    """Coverage of other bootstrap intervals for one metric's difference (``--variants``):
+    the alternatives that were measured before keeping the basic interval. With d̂ the
+    difference on the data, d*_b its ordinary paired resamples (mean m*, quantiles q_lo,
+    q_hi) and d°_b resamples of m = n/4 rows (quantiles r_lo, r_hi of sqrt(m/n)(d°_b - d̂)):
+
+    * ``basic``: [2d̂ - q_hi, 2d̂ - q_lo] (what compare_models returns);
+    * ``percentile``: [q_lo, q_hi];
+    * ``bias x 2.41``: the basic interval moved by a bias correction scaled for an
+      absolute gap near 0, d̂ - (m* - d̂) / (sqrt 2 - 1) (the plug-in's bias grows like the
+      noise's standard deviation, and a resample adds the noise once more);
+    * ``m out of n``: [d̂ - r_hi, d̂ - r_lo] (Bickel, Götze & van Zwet 1997), consistent for
+      functionals that are not differentiable, such as |gap| at 0.
+    """
+    warnings.simplefilter("ignore", CalibrationWarning)  # small bins of the m-row resamples
+    rng = np.random.default_rng(seed)
+    rows = []
+    for n in sizes:
+        m_rows = n // 4
+        for dgp in dgps:
+            true = truth(dgp, big, rng)[0][metric]
+            hits = {"basic": 0, "percentile": 0, "bias x 2.41": 0, "m out of n": 0}
+
+            def diff(a, b, d):
+                return evaluate([metric], a, d)[metric] - evaluate([metric], b, d)[metric]
+
+            for _ in range(reps):
+                d, a, b = draw(dgp, n, rng)
+                dh = diff(a, b, d)
+                full = np.array([diff(a[i], b[i], d[i]) for i in
+                                 (rng.integers(0, n, n) for _ in range(n_boot))])
+                small = np.array([diff(a[i], b[i], d[i]) for i in
+                                  (rng.integers(0, n, m_rows) for _ in range(n_boot))])
+                q_lo, q_hi = np.nanquantile(full, [0.025, 0.975])
+                r_lo, r_hi = np.nanquantile(np.sqrt(m_rows / n) * (small - dh), [0.025, 0.975])
+                shift = dh - np.nanmean(full)
+                centre = dh + shift / (np.sqrt(2.0) - 1.0)
+                intervals = {"basic": (2 * dh - q_hi, 2 * dh - q_lo),
+                             "percentile": (q_lo, q_hi),
+                             "bias x 2.41": (centre - (q_hi - np.nanmean(full)),
+                                             centre - (q_lo - np.nanmean(full))),
+                             "m out of n": (dh - r_hi, dh - r_lo)}
+                for k, (lo, hi) in intervals.items():
+                    hits[k] += lo <= true <= hi
+            for k, h in hits.items():
+                cover = h / reps
+                rows.append({"dgp": dgp, "n": n, "metric": metric, "interval": k,
+                             "reps": reps, "n_boot": n_boot, "truth": true,
+                             "cover_95%": cover, "se_cover": np.sqrt(cover * (1 - cover) / reps)})
+            _show(pd.DataFrame(rows[-len(hits):]))
+    return pd.DataFrame(rows)
+
+
 def _show(table: pd.DataFrame) -> None:
     with pd.option_context("display.width", 160, "display.max_rows", 200,
                            "display.float_format", "{:.4g}".format):
@@ -146,7 +251,7 @@ def _show(table: pd.DataFrame) -> None:
 
 def _summary(dgp, n, metric, frame, true, err, n_boot) -> dict:
     r = len(frame)
-    reject = float((frame["pvalue"] < 0.05).mean())
+    reject = float((frame["pvalue"] <= 0.05).mean())
     cover = float(((frame["lower"] <= true) & (true <= frame["upper"])).mean())
     return {"dgp": dgp, "n": n, "metric": metric, "reps": r, "n_boot": n_boot,
             "truth": true, "truth_err": err, "mean_diff": float(frame["difference"].mean()),
@@ -163,17 +268,28 @@ def main(argv=None) -> None:
     parser.add_argument("--n-boot", type=int, default=100)
     parser.add_argument("--delong-reps", type=int, default=1000)
     parser.add_argument("--big", type=int, default=1_000_000)
-    parser.add_argument("--dgps", nargs="+", default=list(DGPS), choices=DGPS)
+    parser.add_argument("--dgps", nargs="+", default=list(DGPS[:3]), choices=DGPS)
+    parser.add_argument("--test", default="permutation", choices=("permutation", "bootstrap"),
+                        help="compare_models' test= (the p-values)")
     parser.add_argument("--seed", type=int, default=20261125)
     parser.add_argument("--out", default=None)
+    parser.add_argument("--test-only", action="store_true",
+                        help="only the permutation tests' size and power (--n-boot "
+                        "permutations; no bootstrap intervals, no DeLong)")
+    parser.add_argument("--variants", default=None, metavar="METRIC",
+                        help="instead of the study: coverage of four interval variants for "
+                        "METRIC's difference (e.g. ece, cheap)")
     args = parser.parse_args(argv)
     if args.quick:
         args.n, args.reps, args.n_boot, args.big, args.delong_reps = [500], 40, 50, 200_000, 400
     print(f"seed {args.seed}, n_boot {args.n_boot}, reps {args.reps} (n <= 2000; a tenth "
           f"above), DeLong reps {args.delong_reps} (a fifth above n = 2000), big {args.big}",
           flush=True)
+    if args.variants:
+        variants(args.variants, args.dgps, args.n, args.reps, args.n_boot, args.big, args.seed)
+        return
     run(args.dgps, args.n, args.reps, args.n_boot, args.delong_reps, args.big, args.seed,
-        args.out)
+        args.out, args.test_only, args.test)
 
 
 if __name__ == "__main__":
