@@ -338,8 +338,9 @@ pd.DataFrame(rows).T[["estimate", "upper", "margin", "pvalue", "equivalent"]]
 # reports with overlapping intervals cannot say: both models are judged on the same rows, so
 # their errors are correlated, and the question is about the difference. `compare_models`
 # computes each difference once and gives it a paired interval and a p-value: the AUC by
-# DeLong's test (as R's `pROC::roc.test`), every other metric by a bootstrap that draws one
-# set of rows per replicate and evaluates every model on it.
+# DeLong's test (as R's `pROC::roc.test`), every other metric by a bootstrap interval that
+# draws one set of rows per replicate and evaluates every model on it, and a paired
+# permutation test (the last section says why the test is not the interval inverted).
 #
 # Here the HMDA logistic regression against two variants fitted on the same half: a
 # strongly penalised one (ridge, `C = 0.005`: its risks shrink towards the mean, so it is
@@ -376,7 +377,8 @@ plt.show()
 # The penalised model is worse calibrated (its ICI, ECE and MCB are larger, with intervals
 # above 0; the LCS's interval holds 0) at no cost in AUC: shrinkage changed the scale of the
 # risks, not their order. Dropping the credit history costs discrimination (AUC) and Brier
-# score, not calibration. Read the calibration
+# score; its calibration differences are small (its LCS difference, whose interval holds 0
+# and whose permutation p-value does not, is read in the last section). Read the calibration
 # differences with one caveat (benchmarks/coverage_compare_models.py): a calibration error
 # is biased upwards by its sampling noise, so a difference between a well calibrated and a
 # badly calibrated model is biased towards 0 and its interval too narrow for the ICI and the
