@@ -389,7 +389,7 @@ def compare_models(scores: Any, labels: Any, *, metrics: Sequence[str] | None = 
     so P(p <= alpha) <= alpha exactly, at any n, for any metric, however biased its plug-in
     estimate is. That is why it is the default: the bootstrap test (``test="bootstrap"``,
     the interval inverted, p < 1 - level exactly when the interval excludes 0) rests on
-    d* - d̂ imitating d̂ - d, which fails for calibration errors near 0, where |gap| is not
+    d* - d̂ imitating d̂ - d, which fails for calibration errors near 0, where ``|gap|`` is not
     differentiable and each model's error is biased upwards by about its noise: measured
     size 0.00-0.03 for the LCS and MCB (the bootstrap exaggerates the spread of a
     difference of two squared gaps), up to 0.15 for the ECE and 0.10 for the ICI. Its
