@@ -21,8 +21,9 @@ the mean external slope.
 Full run (default): 50 sets, 100 bootstrap samples per method (the function's default is
 200; 100 keeps the run near 12 min of one core: measured 6.7 s of CPU per set at 50 bootstrap
 samples; the bootstrap noise of a corrected value is small beside its spread over development
-sets). The table in docs/guide/internal_validation.md is the run
-``--reps 50 --boot 50 --external 50000`` (made in two pieces with ``--first``).
+sets). The table in docs/guide/internal_validation.md is sets 0-214 of
+``--boot 50 --external 50000`` (run in three pieces with ``--first``/``--reps`` and
+``--out``, read together with ``--summarise``).
 ``--quick``: 4 sets, 20 bootstrap samples, 20 000 external rows.
 
 Usage: ``python benchmarks/bench_internal_validation.py [--reps 50] [--boot 100] [--quick]
