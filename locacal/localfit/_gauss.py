@@ -40,7 +40,7 @@ the band by 1e-6 of its half-width.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
@@ -208,15 +208,27 @@ def kernel_var_factor(scores: np.ndarray, weights: np.ndarray | None, points: np
         scores, weights = scores[keep], weights[keep]
         counts = None if counts is None else counts[keep]
     inverse = None if counts is None else 1.0 / counts
-    if scores.size * points.size <= EXACT_MAX_WORK:
-        return _direct_var_factor(scores, weights, points, bw, reg_type, inverse)
-    factor, bound = _binned_var_factor(scores, weights, points, bw, reg_type, inverse, CELLS)
+    return _direct_where_needed(
+        points, scores.size,
+        lambda at: _direct_var_factor(scores, weights, at, bw, reg_type, inverse),
+        lambda at: _binned_var_factor(scores, weights, at, bw, reg_type, inverse, CELLS))
+
+
+def _direct_where_needed(points: np.ndarray, n: int,
+                         direct: Callable[[np.ndarray], np.ndarray],
+                         binned: Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
+                         ) -> np.ndarray:
+    """``direct(points)`` up to :data:`EXACT_MAX_WORK` (observation, point) pairs; above,
+    ``binned(points)`` (values and the bound on their FFT rounding), with the points whose
+    bound exceeds :data:`ROUNDING_TOLERANCE` evaluated directly."""
+    if n * points.size <= EXACT_MAX_WORK:
+        return direct(points)
+    values, bound = binned(points)
     redo = ~(bound <= ROUNDING_TOLERANCE)
     if redo.any():
         targets, where = np.unique(points[redo], return_inverse=True)
-        factor[redo] = _direct_var_factor(scores, weights, targets, bw, reg_type,
-                                          inverse)[where]
-    return factor
+        values[redo] = direct(targets)[where]
+    return values
 
 
 def _local_linear(s0: np.ndarray, s1: np.ndarray, s2: np.ndarray, t0: np.ndarray,
@@ -306,11 +318,7 @@ def kernel_regression(scores: np.ndarray, labels: np.ndarray, weights: np.ndarra
     if weights is not None:  # rows of weight zero carry nothing
         keep = weights > 0
         scores, labels, weights = scores[keep], labels[keep], weights[keep]
-    if scores.size * points.size <= EXACT_MAX_WORK:
-        return _direct_sums(scores, labels, weights, points, bw, reg_type)
-    est, bound = _binned_sums(scores, labels, weights, points, bw, reg_type, CELLS)
-    redo = ~(bound <= ROUNDING_TOLERANCE)
-    if redo.any():
-        targets, inverse = np.unique(points[redo], return_inverse=True)
-        est[redo] = _direct_sums(scores, labels, weights, targets, bw, reg_type)[inverse]
-    return est
+    return _direct_where_needed(
+        points, scores.size,
+        lambda at: _direct_sums(scores, labels, weights, at, bw, reg_type),
+        lambda at: _binned_sums(scores, labels, weights, at, bw, reg_type, CELLS))
