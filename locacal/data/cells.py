@@ -20,7 +20,7 @@ reflected density (:func:`locacal.density.reflected_kde_cells`), the binned loca
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -54,6 +54,28 @@ _SCALAR_SUMS = ("brier_sum", "zero_weight_rows", "log_sum", "spiegel_num", "spie
 _BIN_SUMS = ("count", "weight", "weight_sq", "wy", "ws")
 
 _S = TypeVar("_S", bound="ScoreStatistics")
+
+
+def _cell_sums(scores: np.ndarray) -> tuple[Callable[[np.ndarray | None], np.ndarray],
+                                             Callable[[np.ndarray | None], np.ndarray]]:
+    """Per-cell and per-edge sums of row values (None: the number of rows) for ``scores``:
+    each row's cell (:func:`cell_index`), and the edge a row sitting exactly on a cell's
+    upper edge lands on."""
+    j = cell_index(scores)
+    on_edge = scores == EDGES[j + 1]
+    top = j[on_edge] + 1
+
+    def per_cell(values: np.ndarray | None) -> np.ndarray:
+        if values is None:
+            return np.bincount(j, minlength=CELLS).astype(np.float64)
+        return np.bincount(j, weights=values, minlength=CELLS)
+
+    def per_edge(values: np.ndarray | None) -> np.ndarray:
+        if values is None:
+            return np.bincount(top, minlength=CELLS + 1).astype(np.float64)
+        return np.bincount(top, weights=values[on_edge], minlength=CELLS + 1)
+
+    return per_cell, per_edge
 
 
 def _row_scalars(s: np.ndarray, y: np.ndarray, w: np.ndarray | None,
@@ -186,21 +208,9 @@ class ScoreStatistics:
             if not np.isfinite(square_sum):
                 raise ValueError("weights are too large: their squares overflow; rescale "
                                  "every chunk by the same factor")
-        j = cell_index(s)
-
-        def per_cell(values: np.ndarray) -> np.ndarray:
-            return np.bincount(j, weights=values, minlength=CELLS)
-
-        on_edge = s == EDGES[j + 1]
-        top = j[on_edge] + 1
-
-        def per_edge(values: np.ndarray | None) -> np.ndarray:
-            if values is None:  # unit weights: the number of rows
-                return np.bincount(top, minlength=CELLS + 1).astype(np.float64)
-            return np.bincount(top, weights=values[on_edge], minlength=CELLS + 1)
-
+        per_cell, per_edge = _cell_sums(s)
         scalars = _row_scalars(s, y, w)
-        count = np.bincount(j, minlength=CELLS).astype(np.float64)
+        count = per_cell(None)
         ys = y * s
         if w is None:  # unit weights: w y = y, w s = w^2 s = s, and sum w = sum w^2 = count
             score_sum, square_sum = per_cell(s), per_cell(s * s)
@@ -242,16 +252,7 @@ class ScoreStatistics:
         if not np.isfinite(float(square.sum())):
             raise ValueError("weights are too large: their squares overflow; rescale "
                              "every chunk by the same factor")
-        j = cell_index(s)
-
-        def per_cell(values: np.ndarray) -> np.ndarray:
-            return np.bincount(j, weights=values, minlength=CELLS)
-
-        on_edge = s == EDGES[j + 1]
-        top = j[on_edge] + 1
-
-        def per_edge(values: np.ndarray) -> np.ndarray:
-            return np.bincount(top, weights=values[on_edge], minlength=CELLS + 1)
+        per_cell, per_edge = _cell_sums(s)
 
         scalars = _row_scalars(s, y, point, square)
         wy, ws, w2s = point * y, point * s, square * s
