@@ -154,3 +154,21 @@ def test_smece_batch_equals_smece_small_bandwidths():
     want = [smece(s, row) for row in labels]
     assert max(want) < 0.01  # the bisection went below sigma = 0.01
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
+
+
+def test_isotonic_binary_errors_equal_the_pav_of_the_labels():
+    """Pairs of a run of events and the run of non-events after it: rows that start with
+    an event or a non-event, end in a run of events, hold one class only."""
+    from scipy.optimize import isotonic_regression
+
+    from locacal.metrics._bootstrap_statistics import isotonic_binary_errors
+
+    rng = np.random.default_rng(12)
+    p = np.sort(rng.random(500))
+    labels = (rng.random((6, p.size)) < p).astype(np.float64)
+    labels[0, 0], labels[1, 0], labels[2, -3:] = 1.0, 0.0, 1.0
+    labels[3], labels[4] = 0.0, 1.0
+    want = [np.sum((row - isotonic_regression(row).x) ** 2) for row in labels]
+    for dtype in (np.float64, bool):
+        np.testing.assert_allclose(isotonic_binary_errors(labels.astype(dtype)), want,
+                                   rtol=1e-12, atol=1e-12)

@@ -38,7 +38,8 @@ from locacal.data.bins import default_bin_size
 from locacal.data.cells import LOG_LOSS_EPS
 from locacal.data.sample import _order_ties_by_weight
 
-__all__ = ["BATCHED", "CountBatch", "isotonic_squared_errors", "sorted_order"]
+__all__ = ["BATCHED", "CountBatch", "isotonic_binary_errors", "isotonic_squared_errors",
+           "sorted_order"]
 
 #: Metrics :class:`CountBatch` evaluates (the others go through the registry, one resample
 #: at a time).
@@ -309,75 +310,79 @@ class CountBatch:
         held = np.flatnonzero(weight)
         pooled = weight.ravel()[held].astype(np.float64)
         means = events.ravel()[held] / pooled
-        bounds = np.searchsorted(held, np.arange(rows + 1) * groups)
-        out = np.zeros(rows)
-        for b in range(rows):
-            w, m = pooled[bounds[b]:bounds[b + 1]], means[bounds[b]:bounds[b + 1]]
-            if w.size:
-                fitted = isotonic_regression(m, weights=w).x
-                out[b] = np.sum(w * (m * (1.0 - 2.0 * fitted) + fitted * fitted))
-        return out
+        return _pav_errors(pooled, means, np.searchsorted(held, np.arange(rows + 1) * groups))
 
 
-def isotonic_squared_errors(weight: np.ndarray | None, label: np.ndarray, *,
-                            whole: bool = False, means: bool = False) -> np.ndarray:
-    """For each row b of ``(B, G)`` group weights W (None: all 1; groups of weight 0 are
-    left out) and label sums L: sum_g [L_g (1 - 2 f_g) + W_g f_g^2] = sum_i w_i (y_i -
-    f_i)^2 (y^2 = y), f the weighted isotonic (PAV) fit of the row's means L / W
+def isotonic_squared_errors(weight: np.ndarray, label: np.ndarray, *,
+                            whole: bool = False) -> np.ndarray:
+    """For each row b of ``(B, G)`` group weights W (groups of weight 0 are left out) and
+    label sums L: sum_g [L_g (1 - 2 f_g) + W_g f_g^2] = sum_i w_i (y_i - f_i)^2 (y^2 = y),
+    f the weighted isotonic (PAV) fit of the row's means L / W
     (:func:`scipy.optimize.isotonic_regression`).
 
     Adjacent groups of equal mean are pooled before the fit: the isotonic fit is constant
     on them (Barlow, Bartholomew, Bremner & Brunk 1972, *Statistical Inference under Order
     Restrictions*, §1.2: pooling adjacent equal values leaves the fit unchanged), and the
-    PAV on the pooled runs is much quicker (0/1 labels without ties: a run per change of
-    label). The runs of all rows are found at once on the flattened rows. ``whole``: the
-    weights are whole numbers (counts), pooled exactly by differences of integer
-    cumulative sums; otherwise by ``reduceat``. A run's label sum is its weight times its
-    mean. ``means``: ``label`` holds the means themselves, and groups of weight 0 are kept
-    (their means must equal a neighbour's in the same row, into whose run they pool).
+    PAV on the pooled runs is much quicker. The runs of all rows are found at once on the
+    flattened rows. ``whole``: the weights are whole numbers (counts), pooled exactly by
+    differences of integer cumulative sums; otherwise by ``reduceat``. A run's label sum
+    is its weight times its mean. (0/1 labels of distinct scores with unit weights:
+    :func:`isotonic_binary_errors`.)
     """
-    rows, width = label.shape
-    label_means = means
-    if weight is None:
-        means = label.ravel()
-        row_of = held_weight = None
-    elif label_means:
-        means = label.ravel()
-        row_of, held_weight = None, weight.ravel()
-    else:
-        row_of, col = np.nonzero(weight)
-        held_weight = weight[row_of, col]
-        means = label[row_of, col] / held_weight
+    row_of, col = np.nonzero(weight)
+    held_weight = weight[row_of, col]
+    means = label[row_of, col] / held_weight
     change = np.empty(means.size, dtype=bool)
     change[0] = True
     np.not_equal(means[1:], means[:-1], out=change[1:])
-    if row_of is None:
-        change[::width] = True  # each row starts a run
-    else:
-        change[1:] |= row_of[1:] != row_of[:-1]
+    change[1:] |= row_of[1:] != row_of[:-1]
     runs = np.flatnonzero(change)
-    if held_weight is None:
-        pooled = np.diff(runs, append=means.size).astype(np.float64)
-    elif row_of is None:
+    if whole:  # integer cumulative sums: exact, and quicker than float ones
         last = np.append(runs[1:], means.size) - 1
-        pooled = np.diff(np.cumsum(held_weight)[last], prepend=0).astype(np.float64)
+        pooled = np.diff(np.cumsum(held_weight.astype(np.int64))[last], prepend=0)
     else:
-        if whole:  # integer cumulative sums: exact, and quicker than float ones
-            last = np.append(runs[1:], means.size) - 1
-            pooled = np.diff(np.cumsum(held_weight.astype(np.int64))[last], prepend=0)
-        else:
-            pooled = np.add.reduceat(held_weight, runs)
-        pooled = pooled.astype(np.float64, copy=False)
-    means = means[runs]
+        pooled = np.add.reduceat(held_weight, runs)
+    pooled = pooled.astype(np.float64, copy=False)
     # first run of each row: runs start at each row's first position
-    row_starts = (np.arange(rows + 1) * width if row_of is None
-                  else np.searchsorted(row_of, np.arange(rows + 1)))
-    bounds = np.searchsorted(runs, row_starts)
-    out = np.zeros(rows)
-    for b in range(rows):
+    row_starts = np.searchsorted(row_of, np.arange(label.shape[0] + 1))
+    return _pav_errors(pooled, means[runs], np.searchsorted(runs, row_starts))
+
+
+def isotonic_binary_errors(labels: np.ndarray) -> np.ndarray:
+    """sum_i (y_i - f_i)^2 for each row of a ``(B, n)`` matrix of 0/1 labels (any numeric
+    or bool dtype) of distinct sorted scores with unit weights, f the isotonic (PAV) fit.
+
+    Each run of events is pooled with the run of non-events after it (a leading run of
+    non-events stands alone): adjacent groups whose means decrease share their isotonic
+    fit (Barlow et al. 1972, §1.2), so the PAV fits one group per change from a non-event
+    to an event, about a quarter as many as there are rows. The pairs start where a row
+    starts or an event follows a non-event; their event counts are differences of one
+    integer cumulative sum of the flattened rows.
+    """
+    y = labels.astype(bool, copy=False)
+    rows, n = y.shape
+    starts = np.empty_like(y)
+    starts[:, 0] = True
+    np.greater(y[:, 1:], y[:, :-1], out=starts[:, 1:])
+    first = np.flatnonzero(starts)
+    weight = np.diff(first, append=rows * n)
+    flat = y.ravel().view(np.uint8)
+    cum = np.cumsum(flat, dtype=np.int32 if flat.size < 2**31 else np.int64)
+    events = cum[first + weight - 1] - cum[first] + flat[first]
+    return _pav_errors(weight.astype(np.float64), events / weight,
+                       np.searchsorted(first, np.arange(rows + 1) * n))
+
+
+def _pav_errors(weight: np.ndarray, means: np.ndarray, bounds: np.ndarray) -> np.ndarray:
+    """For each row b, the groups ``bounds[b]:bounds[b + 1]`` of the flat ``weight`` (all
+    positive) and ``means``: sum_g W_g [m_g (1 - 2 f_g) + f_g^2] with f the weighted
+    isotonic (PAV) fit of the means (:func:`scipy.optimize.isotonic_regression`); for 0/1
+    labels (y^2 = y) this is sum_i w_i (y_i - f_i)^2 over the row's observations."""
+    out = np.zeros(bounds.size - 1)
+    for b in range(out.size):
         lo, hi = bounds[b], bounds[b + 1]
         if hi > lo:
-            w, m = pooled[lo:hi], means[lo:hi]
+            w, m = weight[lo:hi], means[lo:hi]
             fitted = isotonic_regression(m, weights=w).x
             # a sum, not np.dot: a threaded BLAS call per row costs more than the PAV fit
             out[b] = np.sum(w * (m * (1.0 - 2.0 * fitted) + fitted * fitted))
