@@ -60,6 +60,23 @@ def test_counts_equal_expanded_resamples(ties, weighted):
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
 
 
+@pytest.mark.parametrize("first_label", [0.0, 1.0])
+def test_runs_of_labels_either_class_first(first_label):
+    """Unweighted without ties (AUC and CORP from the counts of the runs of equal labels):
+    the lowest score an event or a non-event, some resamples leave it out."""
+    s, y, _, p = _data(400, 17, False, False)
+    y[np.argmin(s)] = first_label
+    order = sorted_order(s, y, None)
+    batch = CountBatch(s[order], y[order], None, p[order], 0.4)
+    rng = np.random.default_rng(19)
+    draws = [rng.integers(0, s.size, s.size) for _ in range(8)]
+    counts = np.array([np.bincount(i, minlength=s.size)[order] for i in draws])
+    names = ("auc", "dsc", "mcb")
+    got = batch(names, counts)
+    want = np.array([_expanded(names, s, y, None, p, i) for i in draws])
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
+
+
 def test_frequency_weights_split_rows_across_bins():
     """Large counts: the adaptive bins (24 observations wide here) cut rows' copies, and
     some bins lie inside one row."""

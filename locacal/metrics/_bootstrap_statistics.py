@@ -106,7 +106,8 @@ class CountBatch:
         label_change = np.r_[True, self.pos[1:] != self.pos[:-1]]
         starts = np.flatnonzero(label_change)
         self.run_last = np.append(starts[1:], s.size) - 1
-        self.run_positive = self.pos[starts].astype(bool)
+        # the runs alternate: events at lead, lead + 2, ..., non-events in between
+        self.lead = int(self.pos[0] == 0)
 
     def __call__(self, names: Sequence[str], counts: np.ndarray) -> np.ndarray:
         """``(B, len(names))`` values of the named metrics (all in :data:`BATCHED`) on the
@@ -210,10 +211,12 @@ class CountBatch:
         without weights and ties from the counts of the runs of equal labels (``runs``):
         a positive run's observations all have the same negatives below them."""
         if runs is not None:
-            negatives = np.where(self.run_positive, 0, runs)
+            events, negatives = runs[:, self.lead::2], runs[:, 1 - self.lead::2]
             below = np.cumsum(negatives, axis=1)
-            p_sum, n_sum = runs.sum(axis=1) - below[:, -1], below[:, -1]
-            twice = 2 * (runs[:, self.run_positive] * below[:, self.run_positive]).sum(axis=1)
+            p_sum, n_sum = events.sum(axis=1), negatives.sum(axis=1)
+            # the k-th run of events lies above the first k + lead runs of non-events
+            twice = 2 * np.einsum("ij,ij->i", events[:, 1 - self.lead:],
+                                  below[:, :events.shape[1] - 1 + self.lead])
         else:
             if self.weighted:
                 pos = self._group_sums(c * self.wy)
@@ -297,15 +300,13 @@ class CountBatch:
         empty adds nothing wherever it is pooled. The pairs are the same for every
         resample, so their counts and event counts are sums of run counts; the PAV then
         fits about a quarter as many groups as there are rows, those the resample holds.
+        A leading run of non-events is left out: its mean 0 is the least, so its fit is 0
+        (no error) and its constraint binds nothing.
         """
-        positive = np.flatnonzero(self.run_positive)
-        width = runs.shape[1]
-        events = runs[:, positive]
-        follows = np.minimum(positive + 1, width - 1)
-        weight = events + np.where(positive + 1 < width, runs[:, follows], 0)
-        if not self.run_positive[0]:  # a leading run of non-events stands alone
-            events = np.concatenate([np.zeros((runs.shape[0], 1), np.int64), events], axis=1)
-            weight = np.concatenate([runs[:, :1], weight], axis=1)
+        events = runs[:, self.lead::2]
+        following = runs[:, self.lead + 1::2]
+        weight = events.copy()
+        weight[:, :following.shape[1]] += following
         rows, groups = weight.shape
         held = np.flatnonzero(weight)
         pooled = weight.ravel()[held].astype(np.float64)
