@@ -103,6 +103,9 @@ _BATCHES = {
     "calib_err": lambda s, w: adaptive_batch(s, w, root=True),
     "spiegelhalter_z": lambda s, w: spiegelhalter_batch(s, w, signed=True),
 }
+#: Batched null statistics that are the square root of another one's: taken from its values
+#: when both are wanted (the same bits as their own batch statistic).
+_ROOT_OF = {"calib_err": "calib_mse"}
 
 
 def _quiet(func: Callable[[], dict[str, float]]) -> dict[str, float]:
@@ -272,8 +275,8 @@ def _null_draws(scores: np.ndarray, n_draws: int, rng: np.random.Generator
                 ) -> Iterator[np.ndarray]:
     rows = max(1, _CHUNK_CELLS // scores.size)
     for start in range(0, n_draws, rows):
-        yield (rng.random((min(rows, n_draws - start), scores.size)) < scores).astype(
-            np.float64)
+        labels = rng.random((min(rows, n_draws - start), scores.size))
+        yield np.less(labels, scores, out=labels)  # 0/1 in place of the uniforms
 
 
 def null_values(names: Sequence[str], scores: np.ndarray, *, weights: np.ndarray | None,
@@ -297,6 +300,9 @@ def null_values(names: Sequence[str], scores: np.ndarray, *, weights: np.ndarray
     built = {m: _BATCHES[m](s, w) for m in wanted if m in _BATCHES}
     batched = {m: b for m, b in built.items() if b is not None}
     looped = [m for m in wanted if m not in batched]
+    rooted = {m: _ROOT_OF[m] for m in batched if _ROOT_OF.get(m) in batched}
+    for m in rooted:
+        del batched[m]
     values = np.full((n_draws, len(wanted)), np.nan)
     column = {m: j for j, m in enumerate(wanted)}
     done = 0
@@ -304,6 +310,8 @@ def null_values(names: Sequence[str], scores: np.ndarray, *, weights: np.ndarray
         rows = slice(done, done + labels.shape[0])
         for m, batch in batched.items():
             values[rows, column[m]] = batch(labels)
+        for m, source in rooted.items():
+            values[rows, column[m]] = np.sqrt(values[rows, column[source]])
         for i, y in enumerate(labels):
             if looped:
                 row = _quiet(lambda y=y: evaluate(looped, s, y, weights=w,
