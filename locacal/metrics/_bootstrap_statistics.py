@@ -120,8 +120,11 @@ class CountBatch:
             sums[:, columns] = c.astype(np.float64) @ self._term_matrix(columns)
         out = np.full((c.shape[0], len(names)), np.nan)
         cache: dict[str, np.ndarray] = {}
-        if self.by_runs and {"auc", "mcb", "dsc"} & set(names):
-            cache["runs"] = np.diff(np.cumsum(c, axis=1)[:, self.run_last], axis=1, prepend=0)
+        by_runs = self.by_runs and bool({"auc", "mcb", "dsc"} & set(names))
+        if by_runs or {"calib_mse", "calib_err", "refinement"} & set(names):
+            cache["cum"] = np.cumsum(c, axis=1)  # for the runs and the adaptive bins
+        if by_runs:
+            cache["runs"] = np.diff(cache["cum"][:, self.run_last], axis=1, prepend=0)
         with np.errstate(divide="ignore", invalid="ignore"):
             for j, name in enumerate(names):
                 out[:, j] = self._metric(name, c, sums, cache)
@@ -182,7 +185,7 @@ class CountBatch:
             return self._auc(c, cache.get("runs"))
         if name in ("calib_mse", "calib_err", "refinement"):
             if "refinement" not in cache:
-                cache["calib_mse"], cache["refinement"] = self._adaptive(c)
+                cache["calib_mse"], cache["refinement"] = self._adaptive(c, cache["cum"])
             if name == "calib_err":
                 return np.sqrt(cache["calib_mse"])
             return cache[name]
@@ -233,14 +236,15 @@ class CountBatch:
         auc = twice / (2.0 * p_sum.astype(np.float64) * n_sum)
         return np.where((p_sum > 0) & (n_sum > 0), auc, np.nan)
 
-    def _adaptive(self, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _adaptive(self, c: np.ndarray, cum: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """calib_mse and refinement on the adaptive bins of sqrt(N) observations of each
         resample (:func:`locacal.metrics.binned.brier_decomposition`; bins as
-        :func:`locacal.data.bins._counts_statistics` cuts the expanded rows)."""
+        :func:`locacal.data.bins._counts_statistics` cuts the expanded rows); ``cum`` the
+        cumulative sums of the counts along each row."""
         calib = np.full(c.shape[0], np.nan)
         refine = np.full(c.shape[0], np.nan)
         for b, row in enumerate(c):
-            weight, label, score = self._bin_sums(row)
+            weight, label, score = self._bin_sums(row, cum[b])
             keep = weight > 0
             weight, label, score = weight[keep], label[keep], score[keep]
             total = weight.sum()
@@ -250,10 +254,11 @@ class CountBatch:
             refine[b] = np.sum(weight * p * (1.0 - p)) / total
         return calib, refine
 
-    def _bin_sums(self, row: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _bin_sums(self, row: np.ndarray, cum: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per-bin sums of w, w y and w s over the adaptive bins of one resample's
-        observations: bin j holds observations [j size, (j + 1) size) (the last to the end)."""
-        cum = np.cumsum(row)
+        observations (``cum`` its cumulative counts): bin j holds observations
+        [j size, (j + 1) size) (the last to the end)."""
         total = int(cum[-1])
         size = default_bin_size(total)
         n_bins = max(total // size, 1)
@@ -268,7 +273,11 @@ class CountBatch:
         values = ((self.w, self.wy, self.ws) if self.weighted
                   else (None, self.pos, self.scores))
         for v in values:
-            full = np.add.reduceat(row if v is None else row * v, starts).astype(np.float64)
+            if v is None:  # the counts of the full rows, from the cumulative counts
+                ends = np.append(starts[1:], row.size) - 1
+                full = (cum[ends] - cum[starts] + row[starts]).astype(np.float64)
+            else:
+                full = np.add.reduceat(row * v, starts).astype(np.float64)
             full[inside] = 0.0
             # bin j loses the copies of its first (cut) row that lie before its edge and
             # gains those of the next bin's cut row
