@@ -126,7 +126,11 @@ class CountBatch:
         if by_runs or {"calib_mse", "calib_err", "refinement"} & set(names):
             cache["cum"] = np.cumsum(c, axis=1)  # for the runs and the adaptive bins
         if by_runs:
-            cache["runs"] = np.diff(cache["cum"][:, self.run_last], axis=1, prepend=0)
+            ends = cache["cum"][:, self.run_last]
+            runs = np.empty_like(ends)  # the runs' counts, differences of their ends
+            runs[:, 0] = ends[:, 0]
+            np.subtract(ends[:, 1:], ends[:, :-1], out=runs[:, 1:])
+            cache["runs"] = runs
         with np.errstate(divide="ignore", invalid="ignore"):
             for j, name in enumerate(names):
                 out[:, j] = self._metric(name, c, sums, cache)
