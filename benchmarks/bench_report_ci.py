@@ -86,8 +86,8 @@ def main() -> None:
                      tick=lambda: None)
         null = timed(null_values, names, s, weights=None, threshold=0.5,
                      n_draws=args.n_boot, rng=np.random.default_rng(4), tick=lambda: None)
-        print(f"{n:8d}  {plain:8.3f}  {ci:8.1f}   {ci / plain:11.0f}  {boot:8.1f}  "
-              f"{null:8.1f}", flush=True)
+        print(f"{n:8d}  {plain:8.3f}  {ci:8.3f}   {ci / plain:11.1f}  {boot:8.3f}  "
+              f"{null:8.3f}", flush=True)
     if args.no_metrics:
         return
     n = max(args.sizes)
