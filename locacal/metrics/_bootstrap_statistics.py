@@ -117,9 +117,7 @@ class CountBatch:
         columns = tuple(sorted({k for m in names for k in _COLUMNS.get(m, ())}))
         sums = np.full((c.shape[0], _N_COLUMNS), np.nan)
         if columns:
-            # terms stored column by column: BLAS is several times quicker with the
-            # row-major (B, n) counts against an (n, k) matrix in column-major order
-            sums[:, columns] = c.astype(np.float64) @ self._term_matrix(columns).T
+            sums[:, columns] = c.astype(np.float64) @ self._term_matrix(columns)
         out = np.full((c.shape[0], len(names)), np.nan)
         cache: dict[str, np.ndarray] = {}
         by_runs = self.by_runs and bool({"auc", "mcb", "dsc"} & set(names))
@@ -137,7 +135,7 @@ class CountBatch:
         return out
 
     def _term_matrix(self, columns: tuple[int, ...]) -> np.ndarray:
-        """The per-row terms w t of ``columns`` (len(columns) x n), built once: only those
+        """The per-row terms w t of ``columns`` (n x len(columns)), built once: only those
         the metrics asked for, to bound memory (8 bytes per row and column)."""
         if columns not in self._terms:
             s, y, w = self.scores, self.labels, self.w
@@ -163,10 +161,10 @@ class CountBatch:
                     return (y - s) * lever
                 return w * lever * lever * s * (1.0 - s)  # _SPIEGEL_VAR: w^2 in all
 
-            matrix = np.empty((len(columns), s.size))
+            matrix = np.empty((s.size, len(columns)))
             for j, k in enumerate(columns):
-                matrix[j] = term(k)
-            self._terms[columns] = matrix * w
+                matrix[:, j] = term(k)
+            self._terms[columns] = matrix * w[:, None]
         return self._terms[columns]
 
     def _metric(self, name: str, c: np.ndarray, sums: np.ndarray,
