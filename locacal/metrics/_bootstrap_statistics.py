@@ -379,11 +379,15 @@ def isotonic_binary_errors(labels: np.ndarray) -> np.ndarray:
     starts[:, 0] = True
     np.greater(y[:, 1:], y[:, :-1], out=starts[:, 1:])
     first = np.flatnonzero(starts)
-    weight = np.diff(first, append=rows * n)
+    last = np.empty_like(first)  # each pair's last position in the flattened rows
+    np.subtract(first[1:], 1, out=last[:-1])
+    last[-1] = rows * n - 1
     flat = y.ravel().view(np.uint8)
     cum = np.cumsum(flat, dtype=np.int32 if flat.size < 2**31 else np.int64)
-    events = cum[first + weight - 1] - cum[first] + flat[first]
-    return _pav_errors(weight.astype(np.float64), events / weight,
+    # counts and events of consecutive pairs (across rows too: each row starts a pair)
+    weight = np.diff(last, prepend=-1).astype(np.float64)
+    events = np.diff(cum[last], prepend=0)
+    return _pav_errors(weight, events / weight,
                        np.searchsorted(first, np.arange(rows + 1) * n))
 
 
