@@ -30,8 +30,10 @@ are evaluated once per draw through :func:`locacal.metrics.registry.evaluate`.
 
 from __future__ import annotations
 
+import functools
 import warnings
 from collections.abc import Callable, Iterator, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 from threadpoolctl import threadpool_limits
@@ -109,6 +111,22 @@ _BATCHES = {
 _ROOT_OF = {"calib_err": "calib_mse"}
 
 
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _one_blas_thread(func: _F) -> _F:
+    """Run ``func`` with one BLAS thread. The products of the resampling (a chunk's counts
+    or labels against a few vectors, the builders' dot products) are memory-bound, and idle
+    BLAS threads spin between calls: measured at n = 1e5, n_boot = 200 on a shared
+    two-core machine, the bootstrap's CPU time fell from 0.49 s to 0.34 s and the WMSE
+    null builder's from 0.031 s to 0.015 s."""
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        with threadpool_limits(limits=1, user_api="blas"):
+            return func(*args, **kwargs)
+    return wrapper  # type: ignore[return-value]
+
+
 def _quiet(func: Callable[[], dict[str, float]]) -> dict[str, float]:
     """A replicate's metrics with its CalibrationWarnings silenced (a resample may hold one
     class or few distinct scores); NaN values are counted and reported once afterwards."""
@@ -125,6 +143,7 @@ def _report_dropped(values: np.ndarray, names: Sequence[str], what: str) -> None
              f"{dropped}); the result summarises the others")
 
 
+@_one_blas_thread
 def bootstrap_replicates(names: Sequence[str], scores: np.ndarray, labels: np.ndarray, *,
                          weights: np.ndarray | None, true_p: np.ndarray | None,
                          threshold: float, n_boot: int, rng: np.random.Generator,
@@ -157,36 +176,33 @@ def bootstrap_replicates(names: Sequence[str], scores: np.ndarray, labels: np.nd
                         None if true_p is None else true_p[order], threshold)
              if batched else None)
     rows = max(1, _CHUNK_CELLS // max(n, 1))
-    # one BLAS thread: the products of a chunk are memory-bound, and idle BLAS threads
-    # spin between calls (measured: 0.49 s -> 0.34 s of CPU at n = 1e5, n_boot = 200)
-    with threadpool_limits(limits=1, user_api="blas"):
-        for start in range(0, n_boot, rows):
-            chunk = np.empty((min(rows, n_boot - start), n if batch is not None else 0),
-                             dtype=np.int64)
-            for k in range(chunk.shape[0]):
-                if counts is not None:
-                    drawn = bootstrap_counts(rng, counts, n, 1)[0].astype(np.float64)
-                    if batch is not None:
-                        chunk[k] = drawn[order]
-                    if looped:
-                        row = _quiet(lambda drawn=drawn: evaluate(
-                            looped, scores, labels, weights=weights, frequency_weights=drawn,
-                            true_p=true_p, threshold=threshold))
-                        replicates[start + k, looped_columns] = [row[m] for m in looped]
-                else:
-                    idx = rng.integers(0, n, size=n)
-                    if batch is not None:
-                        chunk[k] = np.bincount(idx, minlength=n)[order]
-                    if looped:
-                        row = _quiet(lambda idx=idx: evaluate(
-                            looped, scores[idx], labels[idx],
-                            weights=None if weights is None else weights[idx],
-                            true_p=None if true_p is None else true_p[idx], threshold=threshold))
-                        replicates[start + k, looped_columns] = [row[m] for m in looped]
-                tick()
-            if batch is not None:
-                replicates[start:start + chunk.shape[0], batched] = batch(
-                    [names[j] for j in batched], chunk)
+    for start in range(0, n_boot, rows):
+        chunk = np.empty((min(rows, n_boot - start), n if batch is not None else 0),
+                         dtype=np.int64)
+        for k in range(chunk.shape[0]):
+            if counts is not None:
+                drawn = bootstrap_counts(rng, counts, n, 1)[0].astype(np.float64)
+                if batch is not None:
+                    chunk[k] = drawn[order]
+                if looped:
+                    row = _quiet(lambda drawn=drawn: evaluate(
+                        looped, scores, labels, weights=weights, frequency_weights=drawn,
+                        true_p=true_p, threshold=threshold))
+                    replicates[start + k, looped_columns] = [row[m] for m in looped]
+            else:
+                idx = rng.integers(0, n, size=n)
+                if batch is not None:
+                    chunk[k] = np.bincount(idx, minlength=n)[order]
+                if looped:
+                    row = _quiet(lambda idx=idx: evaluate(
+                        looped, scores[idx], labels[idx],
+                        weights=None if weights is None else weights[idx],
+                        true_p=None if true_p is None else true_p[idx], threshold=threshold))
+                    replicates[start + k, looped_columns] = [row[m] for m in looped]
+            tick()
+        if batch is not None:
+            replicates[start:start + chunk.shape[0], batched] = batch(
+                [names[j] for j in batched], chunk)
     _report_dropped(replicates, names, "bootstrap")
     return replicates
 
@@ -283,6 +299,7 @@ def _null_draws(scores: np.ndarray, n_draws: int, rng: np.random.Generator
         yield np.less(labels, scores, out=labels)  # 0/1 in place of the uniforms
 
 
+@_one_blas_thread
 def null_values(names: Sequence[str], scores: np.ndarray, *, weights: np.ndarray | None,
                 threshold: float, n_draws: int, rng: np.random.Generator,
                 tick: Callable[[], None], counts: np.ndarray | None = None) -> np.ndarray:
@@ -310,21 +327,19 @@ def null_values(names: Sequence[str], scores: np.ndarray, *, weights: np.ndarray
     values = np.full((n_draws, len(wanted)), np.nan)
     column = {m: j for j, m in enumerate(wanted)}
     done = 0
-    # one BLAS thread, as in bootstrap_replicates
-    with threadpool_limits(limits=1, user_api="blas"):
-        for labels in _null_draws(s, n_draws, rng):
-            rows = slice(done, done + labels.shape[0])
-            for m, batch in batched.items():
-                values[rows, column[m]] = batch(labels)
-            for m, source in rooted.items():
-                values[rows, column[m]] = np.sqrt(values[rows, column[source]])
-            for i, y in enumerate(labels):
-                if looped:
-                    row = _quiet(lambda y=y: evaluate(looped, s, y, weights=w,
-                                                      threshold=threshold))
-                    values[done + i, [column[m] for m in looped]] = [row[m] for m in looped]
-                tick()
-            done += labels.shape[0]
+    for labels in _null_draws(s, n_draws, rng):
+        rows = slice(done, done + labels.shape[0])
+        for m, batch in batched.items():
+            values[rows, column[m]] = batch(labels)
+        for m, source in rooted.items():
+            values[rows, column[m]] = np.sqrt(values[rows, column[source]])
+        for i, y in enumerate(labels):
+            if looped:
+                row = _quiet(lambda y=y: evaluate(looped, s, y, weights=w,
+                                                  threshold=threshold))
+                values[done + i, [column[m] for m in looped]] = [row[m] for m in looped]
+            tick()
+        done += labels.shape[0]
     _report_dropped(values, wanted, "null expectation")
     out = np.full((n_draws, len(names)), np.nan)
     for j, m in enumerate(names):
