@@ -395,15 +395,19 @@ def _pav_errors(weight: np.ndarray, means: np.ndarray, bounds: np.ndarray) -> np
     """For each row b, the groups ``bounds[b]:bounds[b + 1]`` of the flat ``weight`` (all
     positive) and ``means``: sum_g W_g [m_g (1 - 2 f_g) + f_g^2] with f the weighted
     isotonic (PAV) fit of the means (:func:`scipy.optimize.isotonic_regression`); for 0/1
-    labels (y^2 = y) this is sum_i w_i (y_i - f_i)^2 over the row's observations."""
+    labels (y^2 = y) this is sum_i w_i (y_i - f_i)^2 over the row's observations.
+
+    The fit is constant on each PAV block B, at the block's weighted mean f_B, so the
+    block's groups add W_B f_B (1 - 2 f_B) + W_B f_B^2 = W_B f_B (1 - f_B): one term per
+    block (a few hundred) instead of one per group."""
     out = np.zeros(bounds.size - 1)
     for b in range(out.size):
         lo, hi = bounds[b], bounds[b + 1]
         if hi > lo:
-            w, m = weight[lo:hi], means[lo:hi]
-            fitted = isotonic_regression(m, weights=w).x
+            fit = isotonic_regression(means[lo:hi], weights=weight[lo:hi])
+            level = fit.x[fit.blocks[:-1]]
             # a sum, not np.dot: a threaded BLAS call per row costs more than the PAV fit
-            out[b] = np.sum(w * (m * (1.0 - 2.0 * fitted) + fitted * fitted))
+            out[b] = np.sum(fit.weights * level * (1.0 - level))
     return out
 
 
