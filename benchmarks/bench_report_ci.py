@@ -21,7 +21,7 @@ resamples (where the time goes). Times are CPU seconds (process time), the least
 ``--repeat`` runs of each call (the machine may be shared: the least is the least
 disturbed). Nothing is asserted: this prints tables.
 
-Measured on the shared two-core machine (load 1 to 8), four runs each of the code before
+Measured on the shared two-core machine (load 1 to 8), six runs each of the code before
 and after the second round of batching (one BLAS thread for the resampling, CORP and the
 AUC from the pairs and runs of labels, shorter smooth-ECE FFTs), alternating in one
 session, ``--repeat`` 3 or 5; CPU seconds, range over the runs (the plain report's own
@@ -29,9 +29,9 @@ noise moves the ratio most)::
 
           n  code    report       ci         ci / report  boot       null
         1e4  before  0.033-0.034  0.22-0.29  6.6-8.8      0.07-0.09  0.11-0.12
-             after   0.031-0.036  0.18-0.19  4.9-5.7      0.04-0.05  0.10-0.11
-        1e5  before  0.051-0.076  1.24-1.46  16-25        0.55-0.65  0.58-0.62
-             after   0.052-0.082  0.94-0.97  12-19        0.34-0.37  0.46-0.49
+             after   0.031-0.036  0.17-0.19  4.9-5.7      0.04-0.05  0.10-0.11
+        1e5  before  0.051-0.076  1.24-1.46  16-25        0.55-0.66  0.58-0.63
+             after   0.052-0.082  0.94-0.97  12-19        0.34-0.37  0.44-0.49
 
 Issue 18's target, at most 10 plain reports at 1e5, is not reached: of the ci report's
 0.95 s, the 200 bootstrap index draws with their counts take about 0.10 s and the
