@@ -28,7 +28,7 @@ session, ``--repeat`` 3 or 5; CPU seconds, range over the runs (the plain report
 noise moves the ratio most)::
 
           n  code    report       ci         ci / report  boot       null
-        1e4  before  0.033-0.034  0.22-0.29  6.6-8.8      0.07-0.09  0.11-0.12
+        1e4  before  0.033-0.035  0.22-0.29  6.6-8.8      0.07-0.09  0.11-0.12
              after   0.031-0.036  0.17-0.19  4.9-5.7      0.04-0.05  0.10-0.11
         1e5  before  0.051-0.076  1.24-1.46  16-25        0.55-0.66  0.58-0.63
              after   0.052-0.082  0.94-0.97  12-19        0.34-0.37  0.44-0.49
