@@ -60,6 +60,23 @@ def test_counts_equal_expanded_resamples(ties, weighted):
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
 
 
+@pytest.mark.parametrize("first_label", [0.0, 1.0])
+def test_runs_of_labels_either_class_first(first_label):
+    """Unweighted without ties (AUC and CORP from the counts of the runs of equal labels):
+    the lowest score an event or a non-event, some resamples leave it out."""
+    s, y, _, p = _data(400, 17, False, False)
+    y[np.argmin(s)] = first_label
+    order = sorted_order(s, y, None)
+    batch = CountBatch(s[order], y[order], None, p[order], 0.4)
+    rng = np.random.default_rng(19)
+    draws = [rng.integers(0, s.size, s.size) for _ in range(8)]
+    counts = np.array([np.bincount(i, minlength=s.size)[order] for i in draws])
+    names = ("auc", "dsc", "mcb")
+    got = batch(names, counts)
+    want = np.array([_expanded(names, s, y, None, p, i) for i in draws])
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
+
+
 def test_frequency_weights_split_rows_across_bins():
     """Large counts: the adaptive bins (24 observations wide here) cut rows' copies, and
     some bins lie inside one row."""
@@ -154,3 +171,21 @@ def test_smece_batch_equals_smece_small_bandwidths():
     want = [smece(s, row) for row in labels]
     assert max(want) < 0.01  # the bisection went below sigma = 0.01
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
+
+
+def test_isotonic_binary_errors_equal_the_pav_of_the_labels():
+    """Pairs of a run of events and the run of non-events after it: rows that start with
+    an event or a non-event, end in a run of events, hold one class only."""
+    from scipy.optimize import isotonic_regression
+
+    from locacal.metrics._bootstrap_statistics import isotonic_binary_errors
+
+    rng = np.random.default_rng(12)
+    p = np.sort(rng.random(500))
+    labels = (rng.random((6, p.size)) < p).astype(np.float64)
+    labels[0, 0], labels[1, 0], labels[2, -3:] = 1.0, 0.0, 1.0
+    labels[3], labels[4] = 0.0, 1.0
+    want = [np.sum((row - isotonic_regression(row).x) ** 2) for row in labels]
+    for dtype in (np.float64, bool):
+        np.testing.assert_allclose(isotonic_binary_errors(labels.astype(dtype)), want,
+                                   rtol=1e-12, atol=1e-12)

@@ -38,7 +38,8 @@ from locacal.data.bins import default_bin_size
 from locacal.data.cells import LOG_LOSS_EPS
 from locacal.data.sample import _order_ties_by_weight
 
-__all__ = ["BATCHED", "CountBatch", "isotonic_squared_errors", "sorted_order"]
+__all__ = ["BATCHED", "CountBatch", "isotonic_binary_errors", "isotonic_squared_errors",
+           "sorted_order"]
 
 #: Metrics :class:`CountBatch` evaluates (the others go through the registry, one resample
 #: at a time).
@@ -105,7 +106,8 @@ class CountBatch:
         label_change = np.r_[True, self.pos[1:] != self.pos[:-1]]
         starts = np.flatnonzero(label_change)
         self.run_last = np.append(starts[1:], s.size) - 1
-        self.run_positive = self.pos[starts].astype(bool)
+        # the runs alternate: events at lead, lead + 2, ..., non-events in between
+        self.lead = int(self.pos[0] == 0)
 
     def __call__(self, names: Sequence[str], counts: np.ndarray) -> np.ndarray:
         """``(B, len(names))`` values of the named metrics (all in :data:`BATCHED`) on the
@@ -118,8 +120,15 @@ class CountBatch:
             sums[:, columns] = c.astype(np.float64) @ self._term_matrix(columns)
         out = np.full((c.shape[0], len(names)), np.nan)
         cache: dict[str, np.ndarray] = {}
-        if self.by_runs and {"auc", "mcb", "dsc"} & set(names):
-            cache["runs"] = np.diff(np.cumsum(c, axis=1)[:, self.run_last], axis=1, prepend=0)
+        by_runs = self.by_runs and bool({"auc", "mcb", "dsc"} & set(names))
+        if by_runs or {"calib_mse", "calib_err", "refinement"} & set(names):
+            cache["cum"] = np.cumsum(c, axis=1)  # for the runs and the adaptive bins
+        if by_runs:
+            ends = cache["cum"][:, self.run_last]
+            runs = np.empty_like(ends)  # the runs' counts, differences of their ends
+            runs[:, 0] = ends[:, 0]
+            np.subtract(ends[:, 1:], ends[:, :-1], out=runs[:, 1:])
+            cache["runs"] = runs
         with np.errstate(divide="ignore", invalid="ignore"):
             for j, name in enumerate(names):
                 out[:, j] = self._metric(name, c, sums, cache)
@@ -180,7 +189,7 @@ class CountBatch:
             return self._auc(c, cache.get("runs"))
         if name in ("calib_mse", "calib_err", "refinement"):
             if "refinement" not in cache:
-                cache["calib_mse"], cache["refinement"] = self._adaptive(c)
+                cache["calib_mse"], cache["refinement"] = self._adaptive(c, cache["cum"])
             if name == "calib_err":
                 return np.sqrt(cache["calib_mse"])
             return cache[name]
@@ -209,10 +218,12 @@ class CountBatch:
         without weights and ties from the counts of the runs of equal labels (``runs``):
         a positive run's observations all have the same negatives below them."""
         if runs is not None:
-            negatives = np.where(self.run_positive, 0, runs)
+            events, negatives = runs[:, self.lead::2], runs[:, 1 - self.lead::2]
             below = np.cumsum(negatives, axis=1)
-            p_sum, n_sum = runs.sum(axis=1) - below[:, -1], below[:, -1]
-            twice = 2 * (runs[:, self.run_positive] * below[:, self.run_positive]).sum(axis=1)
+            p_sum, n_sum = events.sum(axis=1), negatives.sum(axis=1)
+            # the k-th run of events lies above the first k + lead runs of non-events
+            twice = 2 * np.einsum("ij,ij->i", events[:, 1 - self.lead:],
+                                  below[:, :events.shape[1] - 1 + self.lead])
         else:
             if self.weighted:
                 pos = self._group_sums(c * self.wy)
@@ -229,14 +240,15 @@ class CountBatch:
         auc = twice / (2.0 * p_sum.astype(np.float64) * n_sum)
         return np.where((p_sum > 0) & (n_sum > 0), auc, np.nan)
 
-    def _adaptive(self, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _adaptive(self, c: np.ndarray, cum: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """calib_mse and refinement on the adaptive bins of sqrt(N) observations of each
         resample (:func:`locacal.metrics.binned.brier_decomposition`; bins as
-        :func:`locacal.data.bins._counts_statistics` cuts the expanded rows)."""
+        :func:`locacal.data.bins._counts_statistics` cuts the expanded rows); ``cum`` the
+        cumulative sums of the counts along each row."""
         calib = np.full(c.shape[0], np.nan)
         refine = np.full(c.shape[0], np.nan)
         for b, row in enumerate(c):
-            weight, label, score = self._bin_sums(row)
+            weight, label, score = self._bin_sums(row, cum[b])
             keep = weight > 0
             weight, label, score = weight[keep], label[keep], score[keep]
             total = weight.sum()
@@ -246,10 +258,11 @@ class CountBatch:
             refine[b] = np.sum(weight * p * (1.0 - p)) / total
         return calib, refine
 
-    def _bin_sums(self, row: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _bin_sums(self, row: np.ndarray, cum: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per-bin sums of w, w y and w s over the adaptive bins of one resample's
-        observations: bin j holds observations [j size, (j + 1) size) (the last to the end)."""
-        cum = np.cumsum(row)
+        observations (``cum`` its cumulative counts): bin j holds observations
+        [j size, (j + 1) size) (the last to the end)."""
         total = int(cum[-1])
         size = default_bin_size(total)
         n_bins = max(total // size, 1)
@@ -264,7 +277,11 @@ class CountBatch:
         values = ((self.w, self.wy, self.ws) if self.weighted
                   else (None, self.pos, self.scores))
         for v in values:
-            full = np.add.reduceat(row if v is None else row * v, starts).astype(np.float64)
+            if v is None:  # the counts of the full rows, from the cumulative counts
+                ends = np.append(starts[1:], row.size) - 1
+                full = (cum[ends] - cum[starts] + row[starts]).astype(np.float64)
+            else:
+                full = np.add.reduceat(row * v, starts).astype(np.float64)
             full[inside] = 0.0
             # bin j loses the copies of its first (cut) row that lie before its edge and
             # gains those of the next bin's cut row
@@ -296,91 +313,101 @@ class CountBatch:
         empty adds nothing wherever it is pooled. The pairs are the same for every
         resample, so their counts and event counts are sums of run counts; the PAV then
         fits about a quarter as many groups as there are rows, those the resample holds.
+        A leading run of non-events is left out: its mean 0 is the least, so its fit is 0
+        (no error) and its constraint binds nothing.
         """
-        positive = np.flatnonzero(self.run_positive)
-        width = runs.shape[1]
-        events = runs[:, positive]
-        follows = np.minimum(positive + 1, width - 1)
-        weight = events + np.where(positive + 1 < width, runs[:, follows], 0)
-        if not self.run_positive[0]:  # a leading run of non-events stands alone
-            events = np.concatenate([np.zeros((runs.shape[0], 1), np.int64), events], axis=1)
-            weight = np.concatenate([runs[:, :1], weight], axis=1)
+        events = runs[:, self.lead::2]
+        following = runs[:, self.lead + 1::2]
+        weight = events.copy()
+        weight[:, :following.shape[1]] += following
         rows, groups = weight.shape
         held = np.flatnonzero(weight)
         pooled = weight.ravel()[held].astype(np.float64)
         means = events.ravel()[held] / pooled
-        bounds = np.searchsorted(held, np.arange(rows + 1) * groups)
-        out = np.zeros(rows)
-        for b in range(rows):
-            w, m = pooled[bounds[b]:bounds[b + 1]], means[bounds[b]:bounds[b + 1]]
-            if w.size:
-                fitted = isotonic_regression(m, weights=w).x
-                out[b] = np.sum(w * (m * (1.0 - 2.0 * fitted) + fitted * fitted))
-        return out
+        return _pav_errors(pooled, means, np.searchsorted(held, np.arange(rows + 1) * groups))
 
 
-def isotonic_squared_errors(weight: np.ndarray | None, label: np.ndarray, *,
-                            whole: bool = False, means: bool = False) -> np.ndarray:
-    """For each row b of ``(B, G)`` group weights W (None: all 1; groups of weight 0 are
-    left out) and label sums L: sum_g [L_g (1 - 2 f_g) + W_g f_g^2] = sum_i w_i (y_i -
-    f_i)^2 (y^2 = y), f the weighted isotonic (PAV) fit of the row's means L / W
+def isotonic_squared_errors(weight: np.ndarray, label: np.ndarray, *,
+                            whole: bool = False) -> np.ndarray:
+    """For each row b of ``(B, G)`` group weights W (groups of weight 0 are left out) and
+    label sums L: sum_g [L_g (1 - 2 f_g) + W_g f_g^2] = sum_i w_i (y_i - f_i)^2 (y^2 = y),
+    f the weighted isotonic (PAV) fit of the row's means L / W
     (:func:`scipy.optimize.isotonic_regression`).
 
     Adjacent groups of equal mean are pooled before the fit: the isotonic fit is constant
     on them (Barlow, Bartholomew, Bremner & Brunk 1972, *Statistical Inference under Order
     Restrictions*, §1.2: pooling adjacent equal values leaves the fit unchanged), and the
-    PAV on the pooled runs is much quicker (0/1 labels without ties: a run per change of
-    label). The runs of all rows are found at once on the flattened rows. ``whole``: the
-    weights are whole numbers (counts), pooled exactly by differences of integer
-    cumulative sums; otherwise by ``reduceat``. A run's label sum is its weight times its
-    mean. ``means``: ``label`` holds the means themselves, and groups of weight 0 are kept
-    (their means must equal a neighbour's in the same row, into whose run they pool).
+    PAV on the pooled runs is much quicker. The runs of all rows are found at once on the
+    flattened rows. ``whole``: the weights are whole numbers (counts), pooled exactly by
+    differences of integer cumulative sums; otherwise by ``reduceat``. A run's label sum
+    is its weight times its mean. (0/1 labels of distinct scores with unit weights:
+    :func:`isotonic_binary_errors`.)
     """
-    rows, width = label.shape
-    label_means = means
-    if weight is None:
-        means = label.ravel()
-        row_of = held_weight = None
-    elif label_means:
-        means = label.ravel()
-        row_of, held_weight = None, weight.ravel()
-    else:
-        row_of, col = np.nonzero(weight)
-        held_weight = weight[row_of, col]
-        means = label[row_of, col] / held_weight
+    row_of, col = np.nonzero(weight)
+    held_weight = weight[row_of, col]
+    means = label[row_of, col] / held_weight
     change = np.empty(means.size, dtype=bool)
     change[0] = True
     np.not_equal(means[1:], means[:-1], out=change[1:])
-    if row_of is None:
-        change[::width] = True  # each row starts a run
-    else:
-        change[1:] |= row_of[1:] != row_of[:-1]
+    change[1:] |= row_of[1:] != row_of[:-1]
     runs = np.flatnonzero(change)
-    if held_weight is None:
-        pooled = np.diff(runs, append=means.size).astype(np.float64)
-    elif row_of is None:
+    if whole:  # integer cumulative sums: exact, and quicker than float ones
         last = np.append(runs[1:], means.size) - 1
-        pooled = np.diff(np.cumsum(held_weight)[last], prepend=0).astype(np.float64)
+        pooled = np.diff(np.cumsum(held_weight.astype(np.int64))[last], prepend=0)
     else:
-        if whole:  # integer cumulative sums: exact, and quicker than float ones
-            last = np.append(runs[1:], means.size) - 1
-            pooled = np.diff(np.cumsum(held_weight.astype(np.int64))[last], prepend=0)
-        else:
-            pooled = np.add.reduceat(held_weight, runs)
-        pooled = pooled.astype(np.float64, copy=False)
-    means = means[runs]
+        pooled = np.add.reduceat(held_weight, runs)
+    pooled = pooled.astype(np.float64, copy=False)
     # first run of each row: runs start at each row's first position
-    row_starts = (np.arange(rows + 1) * width if row_of is None
-                  else np.searchsorted(row_of, np.arange(rows + 1)))
-    bounds = np.searchsorted(runs, row_starts)
-    out = np.zeros(rows)
-    for b in range(rows):
+    row_starts = np.searchsorted(row_of, np.arange(label.shape[0] + 1))
+    return _pav_errors(pooled, means[runs], np.searchsorted(runs, row_starts))
+
+
+def isotonic_binary_errors(labels: np.ndarray) -> np.ndarray:
+    """sum_i (y_i - f_i)^2 for each row of a ``(B, n)`` matrix of 0/1 labels (any numeric
+    or bool dtype) of distinct sorted scores with unit weights, f the isotonic (PAV) fit.
+
+    Each run of events is pooled with the run of non-events after it (a leading run of
+    non-events stands alone): adjacent groups whose means decrease share their isotonic
+    fit (Barlow et al. 1972, §1.2), so the PAV fits one group per change from a non-event
+    to an event, about a quarter as many as there are rows. The pairs start where a row
+    starts or an event follows a non-event; their event counts are differences of one
+    integer cumulative sum of the flattened rows.
+    """
+    y = labels.astype(bool, copy=False)
+    rows, n = y.shape
+    starts = np.empty_like(y)
+    starts[:, 0] = True
+    np.greater(y[:, 1:], y[:, :-1], out=starts[:, 1:])
+    first = np.flatnonzero(starts)
+    last = np.empty_like(first)  # each pair's last position in the flattened rows
+    np.subtract(first[1:], 1, out=last[:-1])
+    last[-1] = rows * n - 1
+    flat = y.ravel().view(np.uint8)
+    cum = np.cumsum(flat, dtype=np.int32 if flat.size < 2**31 else np.int64)
+    # counts and events of consecutive pairs (across rows too: each row starts a pair)
+    weight = np.diff(last, prepend=-1).astype(np.float64)
+    events = np.diff(cum[last], prepend=0)
+    return _pav_errors(weight, events / weight,
+                       np.searchsorted(first, np.arange(rows + 1) * n))
+
+
+def _pav_errors(weight: np.ndarray, means: np.ndarray, bounds: np.ndarray) -> np.ndarray:
+    """For each row b, the groups ``bounds[b]:bounds[b + 1]`` of the flat ``weight`` (all
+    positive) and ``means``: sum_g W_g [m_g (1 - 2 f_g) + f_g^2] with f the weighted
+    isotonic (PAV) fit of the means (:func:`scipy.optimize.isotonic_regression`); for 0/1
+    labels (y^2 = y) this is sum_i w_i (y_i - f_i)^2 over the row's observations.
+
+    The fit is constant on each PAV block B, at the block's weighted mean f_B, so the
+    block's groups add W_B f_B (1 - 2 f_B) + W_B f_B^2 = W_B f_B (1 - f_B): one term per
+    block (a few hundred) instead of one per group."""
+    out = np.zeros(bounds.size - 1)
+    for b in range(out.size):
         lo, hi = bounds[b], bounds[b + 1]
         if hi > lo:
-            w, m = pooled[lo:hi], means[lo:hi]
-            fitted = isotonic_regression(m, weights=w).x
+            fit = isotonic_regression(means[lo:hi], weights=weight[lo:hi])
+            level = fit.x[fit.blocks[:-1]]
             # a sum, not np.dot: a threaded BLAS call per row costs more than the PAV fit
-            out[b] = np.sum(w * (m * (1.0 - 2.0 * fitted) + fitted * fitted))
+            out[b] = np.sum(fit.weights * level * (1.0 - level))
     return out
 
 

@@ -21,7 +21,10 @@ from locacal.density import reflected_bandwidth, reflected_kde_values
 from locacal.localfit import LocalParams, effective_count, fit
 from locacal.localfit._knn import knn_runs
 from locacal.localfit._window import fixed_or_nn_bandwidth, window_bounds
-from locacal.metrics._bootstrap_statistics import isotonic_squared_errors
+from locacal.metrics._bootstrap_statistics import (
+    isotonic_binary_errors,
+    isotonic_squared_errors,
+)
 from locacal.metrics.clinical import _chi_terms, _kish_weights, hosmer_lemeshow_groups
 from locacal.metrics.corp import TiedScores
 
@@ -172,7 +175,10 @@ def mcb_batch(scores: np.ndarray, weights: np.ndarray | None) -> BatchStatistic:
     MCB = [sum_i w_i (y_i - s_i)^2 - sum_i w_i (y_i - f_i)^2] / sum_i w_i with f the pooled
     PAV fit; the first sum is ``sum_i w_i y_i (1 - 2 s_i) + sum_i w_i s_i^2`` (y^2 = y), the
     second comes from the per-group label sums. One PAV fit per row, on the runs of equal
-    group means (:func:`~locacal.metrics._bootstrap_statistics.isotonic_squared_errors`).
+    group means (:func:`~locacal.metrics._bootstrap_statistics.isotonic_squared_errors`);
+    with unit weights and distinct scores on the pairs of a run of events and the run of
+    non-events after it
+    (:func:`~locacal.metrics._bootstrap_statistics.isotonic_binary_errors`).
     """
     keep = slice(None) if weights is None else weights > 0
     s = scores[keep]
@@ -189,10 +195,13 @@ def mcb_batch(scores: np.ndarray, weights: np.ndarray | None) -> BatchStatistic:
         weighted = _weighted(labels[:, keep], w)
         # einsum, not a BLAS matrix-vector product: BLAS threads cost more than they save
         brier = np.einsum("ij,j->i", weighted, brier_slope) + brier_base
-        sums = np.add.reduceat(weighted, groups.starts, axis=1) if tied else weighted
-        # unit weights: counts and label sums are whole numbers, pooled exactly
-        unit = None if w is None and not tied else np.broadcast_to(groups.weight, sums.shape)
-        recalibrated = isotonic_squared_errors(unit, sums, whole=w is None)
+        if w is None and not tied:
+            recalibrated = isotonic_binary_errors(weighted)
+        else:
+            sums = np.add.reduceat(weighted, groups.starts, axis=1) if tied else weighted
+            # unit weights: counts and label sums are whole numbers, pooled exactly
+            recalibrated = isotonic_squared_errors(
+                np.broadcast_to(groups.weight, sums.shape), sums, whole=w is None)
         return (brier - recalibrated) / total
 
     return statistic

@@ -39,7 +39,13 @@ __all__ = ["smece_batch"]
 
 class _Nodes:
     """The grid of m nodes: the scores' positions on it, their mass, and the FFT length of
-    the convolution of the mirrored node masses (3m - 2) with the kernel (m)."""
+    the convolution of the mirrored node masses (3m - 2) with the kernel (m).
+
+    The length is the mirrored masses' own, 3m - 2 (rounded up to a quick FFT length), not
+    the full linear convolution's 4m - 3: a circular convolution of length L adds to output
+    j the linear one's at j + L and j - L, which vanish for the outputs kept,
+    m - 1 + m // 2 <= j < 2m - 1 + m // 2, when L >= 3m - 2 (the linear one ends at
+    4m - 4)."""
 
     def __init__(self, scores: np.ndarray, m: int) -> None:
         self.m = m
@@ -60,7 +66,7 @@ class _Nodes:
         unit = _NodeMasses(m)
         unit.add(left, frac, None)  # unit values: frac is not overwritten
         self.score_mass = unit.masses()
-        self.size = fft.next_fast_len(4 * m - 3, real=True)
+        self.size = fft.next_fast_len(3 * m - 2, real=True)
 
     def residual_spectra(self, labels_t: np.ndarray) -> np.ndarray:
         """rfft of the mirrored node masses of the residuals s - y of each label vector

