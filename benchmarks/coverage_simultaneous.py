@@ -210,6 +210,7 @@ import numpy as np
 from scipy.special import expit, logit
 
 from locacal import CalibrationWarning, calibration_curve, calibration_test
+from locacal.curves.calibrated_monotone import calibrated_monotone_band
 from locacal.curves.family import make_calibrator
 from locacal.curves.monotone import monotone_band
 from locacal.curves.simultaneous import sup_band
@@ -260,8 +261,12 @@ METHODS = {
     "platt": ("platt", {"logit": True}),
     "beta": ("beta", {}),
     "isotonic": ("isotonic", {}),
+    "iso-honest": ("isotonic", {"simultaneous": "honest"}),
+    "iso-cal-iso": ("isotonic", {"truth": "isotonic"}),
     "iso-[0,1]": ("isotonic", {"whole": True}),
 }
+#: Columns left out unless asked for (``--methods``).
+OPTIONAL = ("lowess", "iso-cal-iso")
 #: Where the ``iso-[0,1]`` column checks the raw isotonic band (its guarantee's range).
 WHOLE = np.linspace(0.0, 1.0, 1001)
 
@@ -299,6 +304,17 @@ def covered(method: str, options: dict, s: np.ndarray, d: np.ndarray, g,
         target = g(WHOLE)
         hit = np.all((lower <= target) & (target <= upper))
         return bool(hit), float(np.mean(upper - lower))
+    if "truth" in options:  # the calibrated band with another bootstrap truth, as the curve
+        curve = calibration_curve(s, d, method=method, band=None)
+        lo, hi = np.quantile(s, (0.05, 0.95))
+        ok = (curve.grid >= lo) & (curve.grid <= hi)
+        band = calibrated_monotone_band(s, d, 0.95, truth=options["truth"], seed=seed)
+        lower, upper = band(curve.grid[ok])
+        centre = np.clip(curve.estimate[ok], 0.0, 1.0)
+        lower, upper = np.minimum(lower, centre), np.maximum(upper, centre)
+        target = g(curve.grid[ok])
+        hit = np.all((lower <= target) & (target <= upper))
+        return bool(hit), float(np.mean(upper - lower))
     curve = calibration_curve(s, d, method=method, band="simultaneous", seed=seed, **options)
     if method == "binning":
         est = curve.estimator
@@ -320,7 +336,7 @@ def main() -> None:
     parser.add_argument("--big-reps", type=int, default=40,
                         help="replications at n >= 20000 (default: 40)")
     parser.add_argument("--methods", nargs="+", choices=tuple(METHODS),
-                        default=[m for m in METHODS if m != "lowess"])
+                        default=[m for m in METHODS if m not in OPTIONAL])
     parser.add_argument("--dgps", nargs="+", choices=tuple(DGPS), default=list(DGPS))
     parser.add_argument("--no-test", action="store_true", help="skip the sup test's size")
     parser.add_argument("--quick", action="store_true", help="20 reps, n = 500 and 2000")
