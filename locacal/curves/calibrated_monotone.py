@@ -98,6 +98,7 @@ from typing import Any
 
 import numpy as np
 from scipy.special import betainc, xlogy
+from sklearn.isotonic import isotonic_regression
 
 from locacal._validation import (
     check_choice,
@@ -167,11 +168,12 @@ def _rearranged(values: np.ndarray, weight: np.ndarray) -> np.ndarray:
 def _truth(scores: np.ndarray, labels: np.ndarray, counts: np.ndarray | None,
            weight: np.ndarray, truth: str) -> np.ndarray:
     """The bootstrap truth at the sorted rows, non-decreasing, in [0, 1]."""
-    if truth == "isotonic":
-        from locacal.curves.isotonic import IsotonicCalibrator
-
-        fitted = IsotonicCalibrator().fit(scores, labels, frequency_weights=counts)
-        return np.clip(fitted.predict(scores), 0.0, 1.0)
+    if truth == "isotonic":  # pool-adjacent-violators on the distinct scores' means
+        starts = np.flatnonzero(np.r_[True, scores[1:] != scores[:-1]])
+        pooled_w = np.add.reduceat(weight, starts)
+        pooled_y = np.add.reduceat(weight * labels, starts) / pooled_w
+        fitted = isotonic_regression(pooled_y, sample_weight=pooled_w, increasing=True)
+        return np.clip(np.repeat(fitted, np.diff(np.append(starts, scores.size))), 0.0, 1.0)
     from locacal.curves.local import LocalRegressionCalibrator
 
     fitted = LocalRegressionCalibrator().fit(scores, labels, frequency_weights=counts)
