@@ -191,8 +191,11 @@ def _kl_statistic(events: np.ndarray, n: np.ndarray, theta: np.ndarray) -> np.nd
 def _min_pvalues(events: np.ndarray, n: np.ndarray, theta: np.ndarray,
                  total: float) -> np.ndarray:
     """Per row of ``events`` (draws x windows): :math:`\\min_W P\\{\\mathrm{Bin}(n_W,
-    \\theta_W) \\ge S_W\\}`, exactly, computing the Beta function only where the
-    Chernoff/Ash bounds (module docstring) leave the minimum possible.
+    \\theta_W) \\ge S_W\\}`, exactly where it is below 1/2, computing the Beta function
+    only where the Chernoff/Ash bounds (module docstring) leave the minimum possible. A
+    window with :math:`S_W \\le n_W \\theta_W` has a p-value of at least 1/2 (the
+    binomial median is at least :math:`\\lfloor n_W \\theta_W \\rfloor`) and is skipped;
+    a draw without any other window gets 1 (the level is capped at 1/2 anyway).
 
     Screening: :math:`\\Lambda_W \\le z_W^2`, :math:`z_W = (S_W - n_W \\theta_W) /
     \\sqrt{n_W \\theta_W (1 - \\theta_W)}` (KL below the chi-square divergence), so
