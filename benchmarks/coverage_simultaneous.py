@@ -308,7 +308,8 @@ def covered(method: str, options: dict, s: np.ndarray, d: np.ndarray, g,
         curve = calibration_curve(s, d, method=method, band=None)
         lo, hi = np.quantile(s, (0.05, 0.95))
         ok = (curve.grid >= lo) & (curve.grid <= hi)
-        band = calibrated_monotone_band(s, d, 0.95, truth=options["truth"], seed=seed)
+        band = calibrated_monotone_band(s, d, 0.95, truth=options["truth"], seed=seed,
+                                        points=curve.grid)
         lower, upper = band(curve.grid[ok])
         centre = np.clip(curve.estimate[ok], 0.0, 1.0)
         lower, upper = np.minimum(lower, centre), np.maximum(upper, centre)

@@ -104,6 +104,7 @@ from locacal._validation import (
     check_choice,
     check_frequency_weights,
     check_level,
+    check_points,
     check_resamples,
     check_scores_labels,
     check_seed,
@@ -227,7 +228,8 @@ def _min_pvalues(events: np.ndarray, n: np.ndarray, theta: np.ndarray,
 
 def calibrated_monotone_band(scores: Any, labels: Any, level: float = 0.95,
                              counts: Any = None, *, truth: str = "local",
-                             draws: int = DRAWS, seed: Any = None) -> CalibratedMonotoneBand:
+                             draws: int = DRAWS, seed: Any = None,
+                             points: Any = None) -> CalibratedMonotoneBand:
     """The monotone band at the calibrated window level (module docstring).
 
     Parameters
@@ -246,6 +248,9 @@ def calibrated_monotone_band(scores: Any, labels: Any, level: float = 0.95,
         Parametric bootstrap draws, from 10 to 10^6.
     seed : int, Generator or None
         Seed of the draws (0 when None).
+    points : array-like of points in [0, 1], optional
+        Where the band must hold g: the points within the 5-95 % score quantiles (the
+        curve passes its grid). None: every point of that range.
 
     Returns
     -------
@@ -259,6 +264,8 @@ def calibrated_monotone_band(scores: Any, labels: Any, level: float = 0.95,
     truth = check_choice(truth, TRUTHS, "truth")
     draws = check_resamples(draws, "draws", minimum=10)
     seed = check_seed(seed)
+    if points is not None:
+        points = np.unique(check_points(points, "points"))
     weight = np.ones_like(scores) if counts is None else counts
     keep = weight > 0
     scores, labels, weight = scores[keep], labels[keep], weight[keep]
@@ -277,13 +284,26 @@ def calibrated_monotone_band(scores: Any, labels: Any, level: float = 0.95,
     cum_n = np.concatenate([[0.0], np.cumsum(n_cell)])
     n_window = cum_n[k + 1] - cum_n[j]
     lo, hi = band_range(scores, used)
-    row_lo = max(int(np.searchsorted(scores, lo, side="right")) - 1, 0)
-    row_hi = min(int(np.searchsorted(scores, hi, side="left")), scores.size - 1)
-    side_l = last[k] <= hi  # windows that bound g from below somewhere in the range
-    side_u = first[j] >= lo
-    jl, kl, ju, ku = j[side_l], k[side_l], j[side_u], k[side_u]
-    theta_l = value[np.maximum(ends[kl], row_lo)]
-    theta_u = value[np.minimum(starts[ju], row_hi)]
+    if points is None:  # every point of [lo, hi]
+        row_lo = max(int(np.searchsorted(scores, lo, side="right")) - 1, 0)
+        row_hi = min(int(np.searchsorted(scores, hi, side="left")), scores.size - 1)
+        side_l = last[k] <= hi  # windows that bound g from below somewhere in the range
+        side_u = first[j] >= lo
+        jl, kl, ju, ku = j[side_l], k[side_l], j[side_u], k[side_u]
+        theta_l = value[np.maximum(ends[kl], row_lo)]
+        theta_u = value[np.minimum(starts[ju], row_hi)]
+    else:  # the first point at or above l_W, the last at or below f_W
+        inside = points[(points >= lo) & (points <= hi)]
+        at_l = np.searchsorted(inside, last[k], side="left")
+        at_u = np.searchsorted(inside, first[j], side="right") - 1
+        side_l, side_u = at_l < inside.size, at_u >= 0
+        jl, kl, ju, ku = j[side_l], k[side_l], j[side_u], k[side_u]
+        # the truth between rows: the lower step for the lower bound, the upper step for
+        # the upper bound (each the side on which a miss is counted more often)
+        below_row = np.searchsorted(scores, inside[at_l[side_l]], side="right") - 1
+        above_row = np.searchsorted(scores, inside[at_u[side_u]], side="left")
+        theta_l = value[np.maximum(below_row, 0)]
+        theta_u = value[np.minimum(above_row, scores.size - 1)]
     total = float(weight.sum())
     trials = np.rint(weight).astype(np.int64)
     rng = np.random.default_rng(0 if seed is None else seed)

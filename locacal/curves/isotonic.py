@@ -198,7 +198,7 @@ class IsotonicCalibrator(BaseCalibrator):
         if self.simultaneous == "honest":
             band = monotone_band(s, y, level, counts)
         else:
-            band = calibrated_monotone_band(s, y, level, counts, seed=seed)
+            band = calibrated_monotone_band(s, y, level, counts, seed=seed, points=grid)
         lower, upper = band(grid)
         lo, hi = band_range(s, counts)
         inside = (grid >= lo) & (grid <= hi)
