@@ -27,22 +27,29 @@ Cells
     :math:`U_W(\delta) = B^{-1}(1 - \delta; S_W + 1, n_W - S_W)` (Clopper & Pearson 1934).
 
 Estimand
-    g at the scores between the 5 % and 95 % score quantiles :math:`[q_l, q_u]`
-    (:data:`locacal.curves.simultaneous.RANGE`), as the smoothers' bands. For a
-    non-decreasing g, :math:`\ell \le g` on :math:`[q_l, q_u]` fails exactly when some window
-    with :math:`l_W \le q_u` has :math:`L_W(\delta) > g(\max(l_W, q_l))`, i.e. when its
-    one-sided p-value :math:`p^-_W = P\{\mathrm{Bin}(n_W, \theta^-_W) \ge S_W\} =
-    I_{\theta^-_W}(S_W, n_W - S_W + 1)` at :math:`\theta^-_W = g(\max(l_W, q_l))` is below
-    :math:`\delta`; likewise :math:`u \ge g` fails when some window with :math:`f_W \ge q_l`
-    has :math:`p^+_W = P\{\mathrm{Bin}(n_W, 1 - \theta^+_W) \ge n_W - S_W\} < \delta` at
-    :math:`\theta^+_W = g(\min(f_W, q_u))`. So the band holds g on the whole range
-    (every point of it, not only a grid) exactly when
-    :math:`\delta \le T = \min_W \min(p^-_W, p^+_W)`.
+    g at the points :math:`t_1 < \dots < t_m` (the curve's grid) between the 5 % and 95 %
+    score quantiles :math:`[q_l, q_u]` (:data:`locacal.curves.simultaneous.RANGE`), as the
+    smoothers' bands; without points, every point of :math:`[q_l, q_u]`. For a
+    non-decreasing g, :math:`\ell(t_i) \le g(t_i)` fails at some i exactly when some window
+    has :math:`L_W(\delta) > g(t^-_W)`, :math:`t^-_W` the first point at or above
+    :math:`l_W` (windows with none play no part), i.e. when its one-sided p-value
+    :math:`p^-_W = P\{\mathrm{Bin}(n_W, \theta^-_W) \ge S_W\} =
+    I_{\theta^-_W}(S_W, n_W - S_W + 1)` at :math:`\theta^-_W = g(t^-_W)` is below
+    :math:`\delta`; likewise :math:`u(t_i) \ge g(t_i)` fails when some window has
+    :math:`p^+_W = P\{\mathrm{Bin}(n_W, 1 - \theta^+_W) \ge n_W - S_W\} < \delta` at
+    :math:`\theta^+_W = g(t^+_W)`, :math:`t^+_W` the last point at or below :math:`f_W`
+    (on the continuum: :math:`t^-_W = \max(l_W, q_l)` for :math:`l_W \le q_u`,
+    :math:`t^+_W = \min(f_W, q_u)` for :math:`f_W \ge q_l`). So the band holds g at every
+    point exactly when :math:`\delta \le T = \min_W \min(p^-_W, p^+_W)`. A band calibrated
+    for the continuum over-covered the grid (1.00 on calibrated Beta(2, 5) scores at
+    n = 20000 in 100 samples): the grid's points above a window's end leave slack.
 
 Calibrated level
     Draw :data:`DRAWS` label vectors :math:`D^*_i \sim \mathcal B(\tilde g(s_i))` from a
     monotone bootstrap truth :math:`\tilde g` at the observed scores, compute each draw's
-    :math:`T^*_b` with :math:`\tilde g` in place of g, and take
+    :math:`T^*_b` with :math:`\tilde g` in place of g (between scores, :math:`\tilde g` is
+    read as the step from below for :math:`\theta^-` and from above for :math:`\theta^+`,
+    the side that counts more misses), and take
     :math:`\delta = T^*_{(k)}`, the k-th smallest, k = ceil(alpha B): the band then holds
     :math:`\tilde g` in at least ``level`` of the bootstrap samples. One pass per draw, no
     search over levels. The level is kept at or above the honest band's
