@@ -15,10 +15,14 @@ band is defined, jointly. Targets (the estimands of :mod:`locacal.curves.simulta
 * platt (``logit=True``) and beta (Scheffé): g at every grid point; g belongs to both
   families only for the logistic DGPs (and to beta's for ``calibrated``); elsewhere the
   column shows what a misspecified family's band does;
-* isotonic (the honest monotone band, :mod:`locacal.curves.monotone`): g at the grid
-  points between the 5 % and 95 % score quantiles (``isotonic``, the curve's band), and g at
-  1001 points of all of [0, 1], where its finite-sample guarantee holds (``iso-[0,1]``, the
-  raw band of ``monotone_band``). Every DGP below has a non-decreasing g.
+* isotonic: g at the grid points between the 5 % and 95 % score quantiles for the
+  curve's bands: ``isotonic``, the default calibrated-level band
+  (:mod:`locacal.curves.calibrated_monotone`, bootstrap truth the rearranged local fit),
+  ``iso-honest``, the honest band (``simultaneous="honest"``,
+  :mod:`locacal.curves.monotone`), and, on request, ``iso-cal-iso``, the calibrated band
+  with the isotonic fit as the bootstrap truth; and g at 1001 points of all of [0, 1],
+  where the honest band's finite-sample guarantee holds (``iso-[0,1]``, the raw band of
+  ``monotone_band``). Every DGP below has a non-decreasing g.
 
 The sup test, ``calibration_test(s, d, statistic="sup")``: its rejection rate at 5 % on the
 calibrated DGPs (size), and in every sample whether ``p < 0.05`` is exactly "the diagonal

@@ -184,6 +184,8 @@ def test_bad_options_name_their_argument(data):
         calibrated_monotone_band(s, d, truth="smooth")
     with pytest.raises(ValueError, match="draws"):
         calibrated_monotone_band(s, d, draws=3)
+    with pytest.raises(ValueError, match="points"):
+        calibrated_monotone_band(s, d, points=[0.2, 1.5])
     w = np.random.default_rng(4).uniform(0.5, 2.0, size=s.size)
     with pytest.raises(ValueError, match="no relative weights"):
         calibration_curve(s, d, method="isotonic", band="simultaneous", weights=w)
