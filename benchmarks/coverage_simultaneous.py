@@ -344,6 +344,8 @@ def main() -> None:
                         default=[m for m in METHODS if m not in OPTIONAL])
     parser.add_argument("--dgps", nargs="+", choices=tuple(DGPS), default=list(DGPS))
     parser.add_argument("--no-test", action="store_true", help="skip the sup test's size")
+    parser.add_argument("--first-rep", type=int, default=0,
+                        help="index of the first replication (more samples, new seeds)")
     parser.add_argument("--quick", action="store_true", help="20 reps, n = 500 and 2000")
     args = parser.parse_args()
     if args.quick:
@@ -364,7 +366,7 @@ def main() -> None:
             hits = dict.fromkeys(args.methods, 0)
             widths = {m: 0.0 for m in args.methods}
             reject = agree = 0
-            for r in range(reps):
+            for r in range(args.first_rep, args.first_rep + reps):
                 rng = np.random.default_rng([18, n, r, sorted(DGPS).index(name)])
                 s, d, g = sample(DGPS[name], n, rng)
                 local = local_bands(s, d, r) if {"local-tube", "local-boot"} & set(
