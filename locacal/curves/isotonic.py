@@ -59,12 +59,13 @@ class IsotonicCalibrator(BaseCalibrator):
         ``"calibrated"``: the monotone window band at a per-window level calibrated by a
         parametric bootstrap so that it holds g jointly in about ``level`` of samples
         (:mod:`locacal.curves.calibrated_monotone`; seeded by the curve's ``seed``, 0 when
-        None). Measured joint coverage at 95 %: see
-        ``benchmarks/coverage_simultaneous.py``.
+        None). Measured joint coverage at 95 % on six monotone DGPs: 0.95-0.98 at
+        n = 2000 and 0.93-0.99 at n = 20000 (100 samples each; pooled 0.965 and 0.958),
+        widths 0.24-0.27 and 0.12-0.14 (``benchmarks/coverage_simultaneous.py``).
 
         ``"honest"``: the band of Dimitriadis, Dümbgen, Henzi, Puke & Ziegel (2023), with a
         finite-sample guarantee of at least ``level`` for every n, conservative (it covered
-        in every sample of the coverage study, 1.5-2 times wider at 95 %;
+        in every sample of the coverage study, about a third wider at 95 %;
         :mod:`locacal.curves.monotone`).
 
     Attributes
