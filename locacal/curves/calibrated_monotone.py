@@ -57,12 +57,15 @@ Calibrated level
     truth (``truth=``):
 
     * ``"local"`` (default): the default local-linear fit
-      (:class:`~locacal.curves.local.LocalRegressionCalibrator`), clipped to [0, 1] and made
-      non-decreasing by rearrangement (sorting its values over the sorted scores;
+      (:class:`~locacal.curves.local.LocalRegressionCalibrator`), made non-decreasing by
+      rearrangement (sorting its values over the sorted scores;
       Chernozhukov, Fernández-Val & Galichon 2009);
     * ``"isotonic"``: the isotonic fit itself, flat on blocks, the least favourable
       monotone truth for these windows (a window inside a flat block has
       :math:`\bar g_W = g(l_W)`); it over-covers a strictly increasing g.
+
+    Either is clipped to :math:`[1/(2n), 1 - 1/(2n)]`: a truth of exactly 0 or 1 has no
+    variance (with labels of one class, no draw would ever miss).
 
     Finding :math:`T^*_b` without a Beta function per window: with
     :math:`\Lambda_W = n_W\,\mathrm{KL}(S_W / n_W \,\|\, \theta_W)` (0 where
@@ -182,17 +185,23 @@ def _rearranged(values: np.ndarray, weight: np.ndarray) -> np.ndarray:
 
 def _truth(scores: np.ndarray, labels: np.ndarray, counts: np.ndarray | None,
            weight: np.ndarray, truth: str) -> np.ndarray:
-    """The bootstrap truth at the sorted rows, non-decreasing, in [0, 1]."""
+    """The bootstrap truth at the sorted rows, non-decreasing, in :math:`[c, 1 - c]`,
+    :math:`c = 1 / (2n)`: a truth of exactly 0 or 1 has no variance, and with one class
+    only no draw would ever miss, leaving the level at its cap of 1/2 (a band far too
+    narrow); half an event over the sample keeps the draws informative."""
+    floor = 0.5 / float(weight.sum())
     if truth == "isotonic":  # pool-adjacent-violators on the distinct scores' means
         starts = np.flatnonzero(np.r_[True, scores[1:] != scores[:-1]])
         pooled_w = np.add.reduceat(weight, starts)
         pooled_y = np.add.reduceat(weight * labels, starts) / pooled_w
         fitted = isotonic_regression(pooled_y, sample_weight=pooled_w, increasing=True)
-        return np.clip(np.repeat(fitted, np.diff(np.append(starts, scores.size))), 0.0, 1.0)
-    from locacal.curves.local import LocalRegressionCalibrator
+        values = np.repeat(fitted, np.diff(np.append(starts, scores.size)))
+    else:
+        from locacal.curves.local import LocalRegressionCalibrator
 
-    fitted = LocalRegressionCalibrator().fit(scores, labels, frequency_weights=counts)
-    return np.clip(_rearranged(fitted.predict(scores), weight), 0.0, 1.0)
+        fitted = LocalRegressionCalibrator().fit(scores, labels, frequency_weights=counts)
+        values = _rearranged(fitted.predict(scores), weight)
+    return np.clip(values, floor, 1.0 - floor)
 
 
 def _kl_statistic(events: np.ndarray, n: np.ndarray, theta: np.ndarray) -> np.ndarray:
