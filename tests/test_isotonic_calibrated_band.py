@@ -229,3 +229,19 @@ def test_seeded_coverage_at_level_080():
     for name, (a, b, g) in maps.items():
         assert 0.65 <= coverage("calibrated", a, b, g) <= 0.93, name
     assert coverage("honest", *maps["over"]) > 0.93
+
+
+def test_one_class_keeps_a_real_band():
+    """Thirty zeros: the rearranged local fit is 0, a truth without variance; clipped to
+    1/(2n) its draws still miss, so the level stays below alpha and each upper bound is at
+    least the one-sided 95 % Clopper-Pearson bound of the rows above it, 1 - 0.05^(1/m)
+    (the level had sat at its cap of 1/2: an upper bound of 0.03 at 0.2)."""
+    s = np.linspace(0.1, 0.9, 30)
+    d = np.zeros(30, dtype=int)
+    band = calibrated_monotone_band(s, d, 0.95)
+    assert window_level(0.95, band.windows) <= band.delta <= 0.05
+    t = np.array([0.2, 0.5, 0.8])
+    lower, upper = band(t)
+    above = np.array([np.sum(s >= x) for x in t])
+    assert np.all(lower == 0.0)
+    assert np.all(upper >= 1.0 - 0.05 ** (1.0 / above))
