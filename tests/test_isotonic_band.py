@@ -26,6 +26,10 @@ from locacal import calibration_curve
 from locacal.curves.monotone import MAX_CELLS, monotone_band, window_level
 from locacal.curves.simultaneous import RANGE
 
+#: The honest band through the curve (the default simultaneous band of isotonic regression
+#: is the calibrated one, tests/test_isotonic_calibrated_band.py).
+HONEST = {"method": "isotonic", "band": "simultaneous", "simultaneous": "honest"}
+
 
 def _cp(events, n, delta):
     """statsmodels' two-sided Clopper-Pearson interval at alpha = 2 delta: delta per side;
@@ -84,7 +88,7 @@ def test_one_cell_is_clopper_pearson_at_the_window_level():
     lower, upper = band(np.array([0.1, 0.3, 0.5]))
     np.testing.assert_allclose(lower, [0.0, lo, lo], rtol=1e-10)
     np.testing.assert_allclose(upper, [hi, hi, 1.0], rtol=1e-10)
-    curve = calibration_curve(s, d, method="isotonic", band="simultaneous", level=0.9,
+    curve = calibration_curve(s, d, **HONEST, level=0.9,
                               grid=[0.3])
     np.testing.assert_allclose([curve.lower[0], curve.upper[0]], [lo, hi], rtol=1e-10)
 
@@ -196,7 +200,7 @@ def data():
 
 def test_curve_band_is_monotone_holds_the_estimate_and_lives_on_the_5_95_range(data):
     s, d = data
-    curve = calibration_curve(s, d, method="isotonic", band="simultaneous")
+    curve = calibration_curve(s, d, **HONEST)
     lo, hi = np.quantile(s, RANGE)
     inside = (curve.grid >= lo) & (curve.grid <= hi)
     ok = ~np.isnan(curve.lower)
@@ -210,12 +214,11 @@ def test_curve_band_is_monotone_holds_the_estimate_and_lives_on_the_5_95_range(d
     np.testing.assert_array_equal(upper, np.maximum(raw_upper, est))
     assert np.mean((raw_lower <= est) & (est <= raw_upper)) > 0.9
     # a lower level gives a band inside this one
-    narrow = calibration_curve(s, d, method="isotonic", band="simultaneous", level=0.8)
+    narrow = calibration_curve(s, d, **HONEST, level=0.8)
     assert np.all(narrow.lower[ok] >= lower) and np.all(narrow.upper[ok] <= upper)
     assert np.mean(narrow.upper[ok] - narrow.lower[ok]) < np.mean(upper - lower)
     # linear interpolation: the same raw band, widened around the other estimate
-    linear = calibration_curve(s, d, method="isotonic", interpolation="linear",
-                               band="simultaneous")
+    linear = calibration_curve(s, d, **HONEST, interpolation="linear")
     np.testing.assert_array_equal(linear.lower[ok], np.minimum(raw_lower,
                                                                linear.estimate[ok]))
 
@@ -223,10 +226,9 @@ def test_curve_band_is_monotone_holds_the_estimate_and_lives_on_the_5_95_range(d
 def test_frequency_weights_equal_the_expanded_rows(data):
     s, d = data
     f = np.random.default_rng(3).integers(0, 4, size=s.size)
-    grouped = calibration_curve(s, d, method="isotonic", band="simultaneous",
-                                frequency_weights=f)
-    expanded = calibration_curve(np.repeat(s, f), np.repeat(d, f), method="isotonic",
-                                 band="simultaneous", grid=grouped.grid)
+    grouped = calibration_curve(s, d, **HONEST, frequency_weights=f)
+    expanded = calibration_curve(np.repeat(s, f), np.repeat(d, f), **HONEST,
+                                 grid=grouped.grid)
     np.testing.assert_array_equal(grouped.lower, expanded.lower)
     np.testing.assert_array_equal(grouped.upper, expanded.upper)
     np.testing.assert_array_equal(grouped.estimate, expanded.estimate)
@@ -236,14 +238,15 @@ def test_relative_weights_are_refused_and_constant_weights_are_none(data):
     s, d = data
     w = np.random.default_rng(4).uniform(0.5, 2.0, size=s.size)
     with pytest.raises(ValueError, match="no relative weights"):
-        calibration_curve(s, d, method="isotonic", band="simultaneous", weights=w)
+        calibration_curve(s, d, **HONEST, weights=w)
     with pytest.raises(ValueError, match="no relative weights"):
-        calibration_curve(s, d, method="isotonic", band="simultaneous", weights=w,
+        calibration_curve(s, d, **HONEST, weights=w,
                           frequency_weights=np.ones(s.size))
     with pytest.raises(ValueError, match="no relative weights"):
-        locacal.IsotonicCalibrator().fit(s, d, sample_weight=w).curve(band="simultaneous")
-    plain = calibration_curve(s, d, method="isotonic", band="simultaneous")
-    constant = calibration_curve(s, d, method="isotonic", band="simultaneous",
+        locacal.IsotonicCalibrator(simultaneous="honest").fit(s, d, sample_weight=w).curve(
+            band="simultaneous")
+    plain = calibration_curve(s, d, **HONEST)
+    constant = calibration_curve(s, d, **HONEST,
                                  weights=np.full(s.size, 2.5))
     np.testing.assert_array_equal(plain.lower, constant.lower)
     np.testing.assert_array_equal(plain.upper, constant.upper)
@@ -253,8 +256,8 @@ def test_relative_weights_are_refused_and_constant_weights_are_none(data):
 
 def test_band_ignores_seed_and_critical(data):
     s, d = data
-    a = calibration_curve(s, d, method="isotonic", band="simultaneous", seed=1)
-    b = calibration_curve(s, d, method="isotonic", band="simultaneous", seed=2,
+    a = calibration_curve(s, d, **HONEST, seed=1)
+    b = calibration_curve(s, d, **HONEST, seed=2,
                           critical="tube")
     np.testing.assert_array_equal(a.lower, b.lower)
     np.testing.assert_array_equal(a.upper, b.upper)

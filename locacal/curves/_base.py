@@ -240,8 +240,10 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
             percentile band of refits on resampled rows; ``"consistency"``: where the curve
             of a calibrated model with these scores would lie; ``"simultaneous"``: a band
             holding the map at all grid points jointly (sup-t band of the smoothers on the
-            5-95 % score quantiles, Šidák over bins, Scheffé for Platt and beta, the
-            honest monotone band of Dimitriadis et al. 2023 for isotonic regression
+            5-95 % score quantiles, Šidák over bins, Scheffé for Platt and beta, for
+            isotonic regression the monotone window band of Dimitriadis et al. 2023 at a
+            bootstrap-calibrated level (:mod:`locacal.curves.calibrated_monotone`), or
+            their honest band with ``simultaneous="honest"``
             (:mod:`locacal.curves.monotone`); not available for lowess with ``it > 0``,
             :mod:`locacal.curves.simultaneous`); None: no band (NaN). Details and references
             in :mod:`locacal.curves.bands`.
@@ -255,8 +257,9 @@ class BaseCalibrator(TransformerMixin, BaseEstimator):
             Resamples of the bootstrap and consistency bands, from 10 to 10^6
             (:data:`locacal._validation.MAX_RESAMPLES`).
         seed : int, Generator or None
-            Seed of those resamples (anything :func:`numpy.random.default_rng` takes), and of
-            the multiplier draws of ``critical="bootstrap"``.
+            Seed of those resamples (anything :func:`numpy.random.default_rng` takes), of
+            the multiplier draws of ``critical="bootstrap"`` and of the parametric draws of
+            the isotonic simultaneous band (0 when None for those two).
         critical : {"bootstrap", "tube"}, default "bootstrap"
             Critical value of the smoothers' simultaneous band: the quantile of
             :data:`~locacal.curves.simultaneous.DRAWS` Bernoulli multiplier draws of the

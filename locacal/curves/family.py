@@ -111,8 +111,10 @@ def calibration_curve(
         The band (:mod:`locacal.curves.bands`): the method's analytic pointwise band
         (bootstrap for isotonic), a bootstrap band, the consistency band of a calibrated
         model with these scores, or a simultaneous band (sup-t band of the smoothers on the
-        5-95 % score quantiles, Šidák over bins, Scheffé for Platt and beta, the honest
-        monotone band for isotonic (:mod:`locacal.curves.monotone`; no relative weights);
+        5-95 % score quantiles, Šidák over bins, Scheffé for Platt and beta, for isotonic a
+        monotone window band at a bootstrap-calibrated level, or with
+        ``simultaneous="honest"`` the honest monotone band (:mod:`locacal.curves.monotone`;
+        no relative weights);
         :mod:`locacal.curves.simultaneous`). Its dual test is
         ``calibration_test(scores, labels, statistic="sup")``.
     level : float in (0, 1), default 0.95
@@ -122,7 +124,8 @@ def calibration_curve(
     n_boot : int, default 200
         Resamples of the bootstrap and consistency bands, from 10 to 10^6.
     seed : int, Generator or None
-        Seed of those resamples (and of the multiplier draws of ``critical="bootstrap"``).
+        Seed of those resamples (and of the multiplier draws of ``critical="bootstrap"``
+        and of the isotonic simultaneous band's parametric draws).
     critical : {"bootstrap", "tube"}, default "bootstrap"
         Critical value of the smoothers' simultaneous band: Bernoulli multiplier draws
         (seeded by ``seed``, 0 when None) or the volume-of-tube formula

@@ -10,6 +10,7 @@ from sklearn.isotonic import IsotonicRegression, isotonic_regression
 
 from locacal._validation import check_choice
 from locacal.curves._base import BaseCalibrator
+from locacal.curves.calibrated_monotone import calibrated_monotone_band
 from locacal.curves.monotone import monotone_band
 from locacal.curves.simultaneous import band_range
 from locacal.data.sample import SortedSample, sort_sample
@@ -17,6 +18,8 @@ from locacal.data.sample import SortedSample, sort_sample
 __all__ = ["IsotonicCalibrator"]
 
 INTERPOLATIONS = ("step", "linear")
+#: The simultaneous bands: the calibrated-level band (default) and the honest band.
+SIMULTANEOUS = ("calibrated", "honest")
 #: scikit-learn's ``_make_unique`` pools sorted scores closer than this to the first of
 #: their group (``np.finfo(np.float64).resolution``).
 _SKLEARN_TIE = 1e-15
@@ -49,6 +52,21 @@ class IsotonicCalibrator(BaseCalibrator):
         first and last fitted score of each block.
 
         Both are constant outside the range of the calibration scores.
+    simultaneous : {"calibrated", "honest"}, default "calibrated"
+        Which band ``curve(band="simultaneous")`` draws (both assume a non-decreasing g,
+        both are reported on the grid points between the 5 % and 95 % score quantiles):
+
+        ``"calibrated"``: the monotone window band at a per-window level calibrated by a
+        parametric bootstrap so that it holds g jointly in about ``level`` of samples
+        (:mod:`locacal.curves.calibrated_monotone`; seeded by the curve's ``seed``, 0 when
+        None). Measured joint coverage at 95 % on six monotone DGPs: 0.95-0.98 at
+        n = 2000 and 0.93-0.99 at n = 20000 (100 samples each; pooled 0.965 and 0.958),
+        widths 0.24-0.27 and 0.12-0.14 (``benchmarks/coverage_simultaneous.py``).
+
+        ``"honest"``: the band of Dimitriadis, Dümbgen, Henzi, Puke & Ziegel (2023), with a
+        finite-sample guarantee of at least ``level`` for every n, conservative (it covered
+        in every sample of the coverage study, about a third wider at 95 %;
+        :mod:`locacal.curves.monotone`).
 
     Attributes
     ----------
@@ -73,16 +91,18 @@ class IsotonicCalibrator(BaseCalibrator):
     n^(1/3) to Chernoff's distribution): ``curve(band="pointwise")`` gives the bootstrap
     band, a rough guide since the bootstrap is not consistent here (Kosorok 2008;
     :mod:`locacal.curves.bands`); ``band="consistency"`` is the reliability diagram's
-    consistency band (Dimitriadis, Gneiting & Jordan 2021). ``band="simultaneous"`` is the
-    honest band of Dimitriadis, Dümbgen, Henzi, Puke & Ziegel (2023): if g is
-    non-decreasing, it holds g at every grid point jointly with probability at least
-    ``level`` for every n (a finite-sample guarantee, usually conservative), built from
-    Clopper-Pearson bounds over windows of consecutive scores
-    (:mod:`locacal.curves.monotone`). As for the other methods' simultaneous bands, it is
-    reported on the grid points between the 5 % and 95 % score quantiles (NaN elsewhere;
-    :func:`locacal.curves.monotone.monotone_band` gives it on [0, 1]) and widened where
-    needed to hold the estimate. It takes frequency weights (counts) but not relative
-    weights.
+    consistency band (Dimitriadis, Gneiting & Jordan 2021). ``band="simultaneous"`` is built
+    from one-sided Clopper-Pearson bounds over windows of consecutive scores, carried by
+    monotonicity beyond each window (Dimitriadis, Dümbgen, Henzi, Puke & Ziegel 2023): by
+    default at a per-window level calibrated by a parametric bootstrap, so that it holds g
+    jointly in about ``level`` of samples (``simultaneous="calibrated"``,
+    :mod:`locacal.curves.calibrated_monotone`), or at the union-bound level of the paper,
+    which guarantees at least ``level`` for every n and is conservative
+    (``simultaneous="honest"``, :mod:`locacal.curves.monotone`). As for the other methods'
+    simultaneous bands, it is reported on the grid points between the 5 % and 95 % score
+    quantiles (NaN elsewhere; :func:`locacal.curves.monotone.monotone_band` gives the
+    honest band on [0, 1]) and widened where needed to hold the estimate. It takes
+    frequency weights (counts) but not relative weights.
 
     References
     ----------
@@ -104,13 +124,15 @@ class IsotonicCalibrator(BaseCalibrator):
 
     method = "isotonic"
 
-    def __init__(self, interpolation: str = "step") -> None:
+    def __init__(self, interpolation: str = "step", simultaneous: str = "calibrated") -> None:
         self.interpolation = interpolation
+        self.simultaneous = simultaneous
 
     _takes_frequency_weights = True
 
     def _fit(self, s: np.ndarray, y: np.ndarray, w: np.ndarray | None) -> None:
         check_choice(self.interpolation, INTERPOLATIONS, "interpolation")
+        check_choice(self.simultaneous, SIMULTANEOUS, "simultaneous")
         sample = sort_sample(s, y, w)
         fitted = _thresholds(sample)
         if fitted is None:  # scores closer than scikit-learn's tie tolerance: its own fit
@@ -158,11 +180,13 @@ class IsotonicCalibrator(BaseCalibrator):
     def _simultaneous_band(self, grid: np.ndarray, estimate: np.ndarray, level: float,
                            interval: str, critical: str,
                            seed: Any) -> tuple[np.ndarray, np.ndarray]:
-        """The honest band of a non-decreasing g (Dimitriadis et al. 2023;
-        :mod:`locacal.curves.monotone`) at the grid points within the 5-95 % score
-        quantiles (:data:`locacal.curves.simultaneous.RANGE`), NaN elsewhere, widened to
-        hold the estimate (``calibrationband``'s ``nc=TRUE``: widening keeps the
-        guarantee). Deterministic: ``critical`` and ``seed`` play no part."""
+        """The band of a non-decreasing g chosen by ``simultaneous`` (the calibrated-level
+        band, :mod:`locacal.curves.calibrated_monotone`, its draws seeded by ``seed``, 0
+        when None; or the honest band of Dimitriadis et al. 2023,
+        :mod:`locacal.curves.monotone`, which ignores ``seed``) at the grid points within
+        the 5-95 % score quantiles (:data:`locacal.curves.simultaneous.RANGE`), NaN
+        elsewhere, widened to hold the estimate (``calibrationband``'s ``nc=TRUE``:
+        widening keeps the honest band's guarantee). ``critical`` plays no part."""
         s, y, w = self.fit_sample_
         counts = self.frequency_weights_
         relative = w if counts is None else (None if w is None else w / counts)
@@ -172,7 +196,10 @@ class IsotonicCalibrator(BaseCalibrator):
                              "bounds count observations, and weighted labels have no "
                              "binomial law; drop the weights, give counts as "
                              "frequency_weights=, or use method='local'")
-        band = monotone_band(s, y, level, counts)
+        if self.simultaneous == "honest":
+            band = monotone_band(s, y, level, counts)
+        else:
+            band = calibrated_monotone_band(s, y, level, counts, seed=seed, points=grid)
         lower, upper = band(grid)
         lo, hi = band_range(s, counts)
         inside = (grid >= lo) & (grid <= hi)
@@ -182,7 +209,8 @@ class IsotonicCalibrator(BaseCalibrator):
         return lower, upper
 
     def _curve_params(self) -> Mapping[str, Any]:
-        return {"interpolation": self.interpolation, "blocks": int(self.knots_.size)}
+        return {"interpolation": self.interpolation, "simultaneous": self.simultaneous,
+                "blocks": int(self.knots_.size)}
 
 
 def _thresholds(sample: SortedSample) -> tuple[np.ndarray, np.ndarray] | None:

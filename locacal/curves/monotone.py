@@ -1,4 +1,5 @@
-r"""Honest simultaneous band of a monotone calibration curve (isotonic regression's band).
+r"""Honest simultaneous band of a monotone calibration curve (isotonic regression's band with
+``simultaneous="honest"``; the default is :mod:`locacal.curves.calibrated_monotone`).
 
 Dimitriadis, Dümbgen, Henzi, Puke & Ziegel (2023), *Honest calibration assessment for binary
 outcome predictions*, Biometrika 110(3), 663-680, section 2 (R package ``calibrationband``).

@@ -65,12 +65,17 @@ Binning
     (:class:`locacal.curves.binning.BinningCalibrator`).
 
 Isotonic regression
-    The honest band of a non-decreasing g (Dimitriadis, Dümbgen, Henzi, Puke & Ziegel
-    2023; :mod:`locacal.curves.monotone`): Clopper-Pearson bounds of the mean of g over
-    windows of consecutive scores, a union bound over the windows, and monotonicity carry
-    each bound to the scores beyond its window. A finite-sample guarantee for every
-    non-decreasing g, on the whole of [0, 1]; reported, as the smoothers' bands, at the grid
-    points within :data:`RANGE` (the estimand: g there), widened to hold the estimate.
+    Bands of a non-decreasing g from Clopper-Pearson bounds of the mean of g over windows
+    of consecutive scores, which monotonicity carries to the scores beyond each window
+    (Dimitriadis, Dümbgen, Henzi, Puke & Ziegel 2023). By default
+    (``IsotonicCalibrator(simultaneous="calibrated")``) the per-window level is calibrated
+    by a parametric bootstrap from a monotone smooth truth so that the band holds g on
+    :data:`RANGE` in about ``level`` of samples (:mod:`locacal.curves.calibrated_monotone`;
+    seeded by ``seed``, 0 when None). ``simultaneous="honest"`` takes the paper's union
+    bound over the windows: a finite-sample guarantee for every non-decreasing g on the
+    whole of [0, 1], conservative (:mod:`locacal.curves.monotone`). Both are reported, as
+    the smoothers' bands, at the grid points within :data:`RANGE` (the estimand: g there),
+    widened to hold the estimate.
 
 Logistic maps (Platt, beta)
     Scheffé's band for the linear predictor :math:`\\eta(t) = x(t)^\\top \\theta`:
