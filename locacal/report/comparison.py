@@ -39,6 +39,7 @@ from locacal._validation import (
 )
 from locacal.metrics.delong import delong
 from locacal.metrics.registry import METRICS, evaluate
+from locacal.report._directional import DIRECTIONAL, DirectionalReplicates, directional_bounds
 from locacal.report.intervals import _quiet, _report_dropped
 
 if TYPE_CHECKING:
@@ -292,18 +293,32 @@ class ModelComparison:
 
 
 def _bootstrap(names: Sequence[str], scores: list[np.ndarray], labels: np.ndarray,
-               n_boot: int, rng: np.random.Generator) -> np.ndarray:
+               n_boot: int, rng: np.random.Generator
+               ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """``(n_boot, K, M)`` replicates: each replicate draws one set of rows with replacement
-    and evaluates every metric of every model on those rows."""
+    and evaluates every metric of every model on those rows; and for the ECE and ICI among
+    ``names`` the ``(n_boot, K)`` directional-derivative replicates of every model on the
+    same rows (:mod:`locacal.report._directional`). The ECE and ICI replicates are the
+    registry's values, computed with their gaps; the other metrics by ``evaluate``."""
     n = labels.size
     out = np.full((n_boot, len(scores), len(names)), np.nan)
+    plain_names = [m for m in names if m not in DIRECTIONAL]
+    cols = [names.index(m) for m in plain_names]
+    gaps = {m: [_quiet(lambda m=m, s=s: DirectionalReplicates(m, s, labels, n_boot))
+                for s in scores] for m in names if m in DIRECTIONAL}
     for b in range(n_boot):
         idx = rng.integers(0, n, size=n)
         y = labels[idx]
         for k, s in enumerate(scores):
-            row = _quiet(lambda s=s, y=y, idx=idx: evaluate(names, s[idx], y))
-            out[b, k] = [row[m] for m in names]
-    return out
+            if plain_names:
+                row = _quiet(lambda s=s, y=y, idx=idx: evaluate(plain_names, s[idx], y))
+                out[b, k, cols] = [row[m] for m in plain_names]
+            for m, per_model in gaps.items():
+                out[b, k, names.index(m)] = _quiet(lambda r=per_model[k], b=b, idx=idx:
+                                                   r.add(b, idx))
+    deltas = {m: np.column_stack([r.deltas() for r in per_model])
+              for m, per_model in gaps.items()}
+    return out, deltas
 
 
 def _permute(names: Sequence[str], a: np.ndarray, b: np.ndarray, labels: np.ndarray,
@@ -451,12 +466,15 @@ def compare_models(scores: Any, labels: Any, *, metrics: Sequence[str] | None = 
     values = np.array([[evaluate(metric_names, s, y)[m] for m in metric_names]
                        for s in checked])
     boot_names = [m for m in metric_names if m != "auc"]
-    replicates = None
+    replicates, deltas = None, {}
     rng = np.random.default_rng(seed)
     if ci and boot_names:
-        replicates = _bootstrap(boot_names, checked, y, n_boot, rng)
+        replicates, deltas = _bootstrap(boot_names, checked, y, n_boot, rng)
         _report_dropped(replicates.reshape(n_boot, -1),
                         [f"{k}:{m}" for k in model_names for m in boot_names], "bootstrap")
+        for m, reps in deltas.items():
+            _report_dropped(reps, [f"{k}:{m} (directional)" for k in model_names],
+                            "bootstrap")
     fit = delong(np.vstack(checked), y) if "auc" in metric_names and 0 < y.sum() < y.size \
         else None
     z = norm.ppf((1.0 + level) / 2.0)
@@ -468,6 +486,11 @@ def compare_models(scores: Any, labels: Any, *, metrics: Sequence[str] | None = 
             diff = values[a, cols] - values[b, cols]
             lower, upper, pvalue = paired_bootstrap_bounds(
                 diff, replicates[:, a, :] - replicates[:, b, :], level)
+            for m, reps in deltas.items():  # the ECE and ICI: the directional interval
+                j = boot_names.index(m)
+                lo_j, hi_j = directional_bounds(diff[j:j + 1], reps[:, [a]] - reps[:, [b]],
+                                                level)
+                lower[j], upper[j] = lo_j[0], hi_j[0]
             if test == "permutation":
                 permuted = _permute(boot_names, checked[a], checked[b], y, n_boot, rng)
                 _report_dropped(permuted, list(boot_names), "permutation")
@@ -486,8 +509,10 @@ def compare_models(scores: Any, labels: Any, *, metrics: Sequence[str] | None = 
                 method = "delong"
             else:
                 lo, hi, p = boot.get(m, (np.nan, np.nan, np.nan))
-                method = ("none" if not ci else "paired bootstrap (basic)"
-                          if test == "bootstrap" else "paired bootstrap (basic), permutation")
+                interval = ("paired bootstrap (directional)" if m in DIRECTIONAL
+                            else "paired bootstrap (basic)")
+                method = ("none" if not ci else interval if test == "bootstrap"
+                          else f"{interval}, permutation")
             rows.append((model_names[a], model_names[b], m, values[a, j], values[b, j], d,
                          lo, hi, p, method))
     table = pd.DataFrame(rows, columns=list(COLUMNS))
