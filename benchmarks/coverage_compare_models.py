@@ -57,10 +57,13 @@ from scipy.special import expit, logit
 
 from locacal._validation import CalibrationWarning
 from locacal.metrics.registry import evaluate
+from locacal.report._directional import DIRECTIONAL, directional_bounds
 from locacal.report.comparison import (
     DEFAULT_METRICS,
+    _bootstrap,
     _permute,
     compare_models,
+    paired_bootstrap_bounds,
     permutation_pvalue,
 )
 
@@ -105,10 +108,9 @@ DGPS = ("calibrated pair", "overconfident pair", "unequal", "sharp and blunt")
 EXCHANGEABLE = ("calibrated pair", "overconfident pair")
 
 
-def truth(dgp: str, big: int, rng: np.random.Generator) -> tuple[dict[str, float],
-                                                                dict[str, float]]:
+def truth(dgp: str, big: int, rng: np.random.Generator, names=(*BOOT_METRICS, "auc")
+          ) -> tuple[dict[str, float], dict[str, float]]:
     """Population difference of each metric (0 for the exchangeable pairs) and its error."""
-    names = (*BOOT_METRICS, "auc")
     if dgp in EXCHANGEABLE:
         return dict.fromkeys(names, 0.0), dict.fromkeys(names, 0.0)
     diffs = []
@@ -185,6 +187,70 @@ def run(dgps, sizes, reps, n_boot, delong_reps, big, seed, out=None, test_only=F
             print(f"  {dgp}, n = {n}: {r} data sets x {n_boot} resamples, {r_delong} for "
                   f"DeLong, {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
             _show(pd.DataFrame(block))
+            if out:
+                pd.DataFrame(rows).to_csv(out, index=False)
+    return pd.DataFrame(rows)
+
+
+def _intervals(metrics, a, b, d, n_boot, seed, level=0.95) -> dict[str, tuple]:
+    """The basic and the directional intervals of each metric's difference a - b from the
+    same paired resamples (compare_models' own ``_bootstrap``, no test): ``{metric:
+    (difference, basic lower, basic upper, directional lower, directional upper)}`` (the
+    directional bounds NaN for the metrics that keep the basic interval)."""
+    va, vb = evaluate(metrics, a, d), evaluate(metrics, b, d)
+    diff = np.array([va[m] - vb[m] for m in metrics])
+    reps, deltas = _bootstrap(list(metrics), [a, b], d, n_boot, np.random.default_rng(seed))
+    lower, upper, _ = paired_bootstrap_bounds(diff, reps[:, 0, :] - reps[:, 1, :], level)
+    out = {}
+    for j, m in enumerate(metrics):
+        lo = hi = np.nan
+        if m in deltas:
+            (lo,), (hi,) = directional_bounds(diff[j:j + 1], deltas[m][:, [0]]
+                                              - deltas[m][:, [1]], level)
+        out[m] = (diff[j], lower[j], upper[j], lo, hi)
+    return out
+
+
+def intervals(metrics, dgps, sizes, reps, n_boot, big, seed, out=None,
+              big_reps_divisor=10) -> pd.DataFrame:
+    """``--intervals``: the coverage of the population difference (0 for the exchangeable
+    pairs and, for the calibration errors, for ``sharp and blunt``) by the 95 % basic and
+    directional intervals, from the same resamples of the same data sets; no test, no
+    DeLong. ``reps`` data sets at n <= 2000, ``reps // big_reps_divisor`` (at least 10)
+    above."""
+    rng = np.random.default_rng(seed)
+    metrics = tuple(metrics)
+    truths = {dgp: truth(dgp, big, rng, metrics) for dgp in dgps}
+    rows = []
+    for n in sizes:
+        r = reps if n <= 2000 else max(10, reps // big_reps_divisor)
+        for dgp in dgps:
+            true, err = truths[dgp]
+            if dgp == "sharp and blunt":  # both calibrated: calibration errors equal (0)
+                true = {m: 0.0 if m in ("lcs", "ici", "mcb", "ece") else v
+                        for m, v in true.items()}
+            start = time.perf_counter()
+            found = []
+            for _ in range(r):
+                d, a, b = draw(dgp, n, rng)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", CalibrationWarning)
+                    found.append(_intervals(metrics, a, b, d, n_boot, rng.integers(2**63)))
+            for m in metrics:
+                x = np.array([f[m] for f in found])
+                row = {"dgp": dgp, "n": n, "metric": m, "reps": r, "n_boot": n_boot,
+                       "truth": true[m], "truth_err": err[m], "mean_diff": x[:, 0].mean()}
+                for name, (lo, hi) in {"basic": (1, 2), "directional": (3, 4)}.items():
+                    if m not in DIRECTIONAL and name == "directional":
+                        continue
+                    cover = float(np.mean((x[:, lo] <= true[m]) & (true[m] <= x[:, hi])))
+                    row[f"cover_{name}"] = cover
+                    row[f"se_{name}"] = np.sqrt(cover * (1 - cover) / r)
+                    row[f"width_{name}"] = float(np.mean(x[:, hi] - x[:, lo]))
+                rows.append(row)
+            print(f"  {dgp}, n = {n}: {r} data sets x {n_boot} resamples, "
+                  f"{time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
+            _show(pd.DataFrame(rows[-len(metrics):]))
             if out:
                 pd.DataFrame(rows).to_csv(out, index=False)
     return pd.DataFrame(rows)
@@ -276,6 +342,13 @@ def main(argv=None) -> None:
     parser.add_argument("--test-only", action="store_true",
                         help="only the permutation tests' size and power (--n-boot "
                         "permutations; no bootstrap intervals, no DeLong)")
+    parser.add_argument("--intervals", action="store_true",
+                        help="only the intervals: coverage of the basic and directional "
+                        "intervals from the same resamples (no test, no DeLong)")
+    parser.add_argument("--metrics", nargs="+", default=list(BOOT_METRICS),
+                        choices=BOOT_METRICS, help="with --intervals: the metrics studied")
+    parser.add_argument("--big-reps-divisor", type=int, default=10,
+                        help="with --intervals: data sets above n = 2000 are reps / this")
     parser.add_argument("--variants", default=None, metavar="METRIC",
                         help="instead of the study: coverage of four interval variants for "
                         "METRIC's difference (e.g. ece, cheap)")
@@ -285,6 +358,10 @@ def main(argv=None) -> None:
     print(f"seed {args.seed}, n_boot {args.n_boot}, reps {args.reps} (n <= 2000; a tenth "
           f"above), DeLong reps {args.delong_reps} (a fifth above n = 2000), big {args.big}",
           flush=True)
+    if args.intervals:
+        intervals(args.metrics, args.dgps, args.n, args.reps, args.n_boot, args.big,
+                  args.seed, args.out, args.big_reps_divisor)
+        return
     if args.variants:
         variants(args.variants, args.dgps, args.n, args.reps, args.n_boot, args.big, args.seed)
         return

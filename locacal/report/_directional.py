@@ -125,15 +125,18 @@ class DirectionalReplicates:
         se[ok] = np.nanstd(h[:, ok], axis=0, ddof=1)
         return se
 
-    def nonzero(self) -> np.ndarray:
+    def nonzero(self, threshold: float | None = None) -> np.ndarray:
         """The gaps taken for non-zero: ``|gap_hat_j| > kappa_n se_j`` (a gap without a
-        standard error -- held by fewer than 2 resamples -- counts as 0)."""
+        standard error -- held by fewer than 2 resamples -- counts as 0); ``threshold``
+        replaces kappa_n (studies)."""
         se = self.standard_errors()
-        return np.abs(self.gap) > kappa(self.n) * np.where(np.isfinite(se), se, np.inf)
+        k = kappa(self.n) if threshold is None else threshold
+        return np.abs(self.gap) > k * np.where(np.isfinite(se), se, np.inf)
 
-    def deltas(self) -> np.ndarray:
-        """``delta*_b`` for every resample (module docstring)."""
-        nz = self.nonzero()
+    def deltas(self, threshold: float | None = None) -> np.ndarray:
+        """``delta*_b`` for every resample (module docstring); ``threshold`` replaces
+        kappa_n (studies)."""
+        nz = self.nonzero(threshold)
         w, wh = self._weights(), self._wh
         size = np.abs(self.gap) * nz
         signed = np.where(nz, np.sign(self.gap), 0.0)
