@@ -195,19 +195,25 @@ def run(dgps, sizes, reps, n_boot, delong_reps, big, seed, out=None, test_only=F
 def _intervals(metrics, a, b, d, n_boot, seed, level=0.95) -> dict[str, tuple]:
     """The basic and the directional intervals of each metric's difference a - b from the
     same paired resamples (compare_models' own ``_bootstrap``, no test): ``{metric:
-    (difference, basic lower, basic upper, directional lower, directional upper)}`` (the
-    directional bounds NaN for the metrics that keep the basic interval)."""
+    (difference, basic lower, basic upper, directional lower, directional upper, pointwise
+    lower, pointwise upper)}``, the directional bounds being compare_models' interval for
+    the ECE and ICI and the pointwise one Fang & Santos's with the estimated zero sets
+    (NaN for the metrics that keep the basic interval)."""
     va, vb = evaluate(metrics, a, d), evaluate(metrics, b, d)
     diff = np.array([va[m] - vb[m] for m in metrics])
     reps, deltas = _bootstrap(list(metrics), [a, b], d, n_boot, np.random.default_rng(seed))
     lower, upper, _ = paired_bootstrap_bounds(diff, reps[:, 0, :] - reps[:, 1, :], level)
     out = {}
     for j, m in enumerate(metrics):
-        lo = hi = np.nan
+        lo = hi = p_lo = p_hi = np.nan
         if m in deltas:
-            (lo,), (hi,) = directional_bounds(diff[j:j + 1], deltas[m][:, [0]]
-                                              - deltas[m][:, [1]], level)
-        out[m] = (diff[j], lower[j], upper[j], lo, hi)
+            up, low = deltas[m]
+            (lo,), (hi,) = directional_bounds(diff[j:j + 1], up[:, [0]] - low[:, [1]],
+                                              low[:, [0]] - up[:, [1]], level)
+            # Fang & Santos's pointwise interval (the zero sets taken as estimated)
+            (p_lo,), (p_hi,) = directional_bounds(diff[j:j + 1], up[:, [0]] - up[:, [1]],
+                                                  up[:, [0]] - up[:, [1]], level)
+        out[m] = (diff[j], lower[j], upper[j], lo, hi, p_lo, p_hi)
     return out
 
 
@@ -240,8 +246,9 @@ def intervals(metrics, dgps, sizes, reps, n_boot, big, seed, out=None,
                 x = np.array([f[m] for f in found])
                 row = {"dgp": dgp, "n": n, "metric": m, "reps": r, "n_boot": n_boot,
                        "truth": true[m], "truth_err": err[m], "mean_diff": x[:, 0].mean()}
-                for name, (lo, hi) in {"basic": (1, 2), "directional": (3, 4)}.items():
-                    if m not in DIRECTIONAL and name == "directional":
+                for name, (lo, hi) in {"basic": (1, 2), "directional": (3, 4),
+                                       "pointwise": (5, 6)}.items():
+                    if m not in DIRECTIONAL and name != "basic":
                         continue
                     cover = float(np.mean((x[:, lo] <= true[m]) & (true[m] <= x[:, hi])))
                     row[f"cover_{name}"] = cover

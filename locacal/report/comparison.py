@@ -294,11 +294,11 @@ class ModelComparison:
 
 def _bootstrap(names: Sequence[str], scores: list[np.ndarray], labels: np.ndarray,
                n_boot: int, rng: np.random.Generator
-               ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+               ) -> tuple[np.ndarray, dict[str, tuple[np.ndarray, np.ndarray]]]:
     """``(n_boot, K, M)`` replicates: each replicate draws one set of rows with replacement
     and evaluates every metric of every model on those rows; and for the ECE and ICI among
-    ``names`` the ``(n_boot, K)`` directional-derivative replicates of every model on the
-    same rows (:mod:`locacal.report._directional`). The ECE and ICI replicates are the
+    ``names`` the ``(n_boot, K)`` upper and lower derivative replicates of every model on
+    the same rows (:mod:`locacal.report._directional`). The ECE and ICI replicates are the
     registry's values, computed with their gaps; the other metrics by ``evaluate``."""
     n = labels.size
     out = np.full((n_boot, len(scores), len(names)), np.nan)
@@ -316,7 +316,8 @@ def _bootstrap(names: Sequence[str], scores: list[np.ndarray], labels: np.ndarra
             for m, per_model in gaps.items():
                 out[b, k, names.index(m)] = _quiet(lambda r=per_model[k], b=b, idx=idx:
                                                    r.add(b, idx))
-    deltas = {m: np.column_stack([r.deltas() for r in per_model])
+    deltas = {m: (np.column_stack([r.upper() for r in per_model]),
+                  np.column_stack([r.lower() for r in per_model]))
               for m, per_model in gaps.items()}
     return out, deltas
 
@@ -472,8 +473,8 @@ def compare_models(scores: Any, labels: Any, *, metrics: Sequence[str] | None = 
         replicates, deltas = _bootstrap(boot_names, checked, y, n_boot, rng)
         _report_dropped(replicates.reshape(n_boot, -1),
                         [f"{k}:{m}" for k in model_names for m in boot_names], "bootstrap")
-        for m, reps in deltas.items():
-            _report_dropped(reps, [f"{k}:{m} (directional)" for k in model_names],
+        for m, (up, _) in deltas.items():
+            _report_dropped(up, [f"{k}:{m} (directional)" for k in model_names],
                             "bootstrap")
     fit = delong(np.vstack(checked), y) if "auc" in metric_names and 0 < y.sum() < y.size \
         else None
@@ -486,10 +487,10 @@ def compare_models(scores: Any, labels: Any, *, metrics: Sequence[str] | None = 
             diff = values[a, cols] - values[b, cols]
             lower, upper, pvalue = paired_bootstrap_bounds(
                 diff, replicates[:, a, :] - replicates[:, b, :], level)
-            for m, reps in deltas.items():  # the ECE and ICI: the directional interval
+            for m, (up, lo) in deltas.items():  # the ECE and ICI: directional bounds
                 j = boot_names.index(m)
-                lo_j, hi_j = directional_bounds(diff[j:j + 1], reps[:, [a]] - reps[:, [b]],
-                                                level)
+                lo_j, hi_j = directional_bounds(diff[j:j + 1], up[:, [a]] - lo[:, [b]],
+                                                lo[:, [a]] - up[:, [b]], level)
                 lower[j], upper[j] = lo_j[0], hi_j[0]
             if test == "permutation":
                 permuted = _permute(boot_names, checked[a], checked[b], y, n_boot, rng)
@@ -509,7 +510,7 @@ def compare_models(scores: Any, labels: Any, *, metrics: Sequence[str] | None = 
                 method = "delong"
             else:
                 lo, hi, p = boot.get(m, (np.nan, np.nan, np.nan))
-                interval = ("paired bootstrap (directional)" if m in DIRECTIONAL
+                interval = ("paired bootstrap (directional bounds)" if m in DIRECTIONAL
                             else "paired bootstrap (basic)")
                 method = ("none" if not ci else interval if test == "bootstrap"
                           else f"{interval}, permutation")
