@@ -38,10 +38,16 @@ asserted; the small seeded version is tests/test_compare_models.py.
 ``--test-only``: only the permutation tests (no bootstrap, no DeLong, no population values),
 for their size and power at a fraction of the cost. ``--variants METRIC``: instead of the
 study, the coverage of four bootstrap intervals for one metric (:func:`variants`).
+``--intervals`` (with ``--metrics``, e.g. ``ece ici``): only the intervals, no test and no
+DeLong (:func:`intervals`): from the same paired resamples of each data set, the basic
+interval, the directional bounds compare_models gives the ECE and ICI, and Fang & Santos's
+pointwise interval (the estimated zero sets taken as right); coverage of the population
+difference (0 for the exchangeable pairs and for the calibration errors of ``sharp and
+blunt``) and mean width, with Monte Carlo standard errors.
 
 Usage: ``nice python benchmarks/coverage_compare_models.py [--quick] [--n 500 2000 20000]
 [--reps 200] [--n-boot 100] [--delong-reps 1000] [--big 1000000] [--dgps ...] [--out f.csv]
-[--test-only | --variants ece]``
+[--test-only | --variants ece | --intervals --metrics ece ici [--big-reps-divisor 10]]``
 """
 
 from __future__ import annotations

@@ -577,3 +577,30 @@ def test_ece_bounds_cover_where_the_basic_interval_does_not():
         covered["pointwise"] += lo[0] <= truth <= hi[0]
     assert covered["bounds"] >= 36 and covered["basic"] <= 32, covered
     assert covered["pointwise"] <= 32, covered
+
+
+def test_tied_scores_take_the_data_bins_when_a_resample_has_fewer():
+    """Scores on a grid of 0.1: the quantile bins of a resample can merge where the data's
+    do not; that resample's gaps are then taken on the data's bins, which on the data
+    themselves give the data's shares and gaps."""
+    from locacal.metrics._gaps import ece_gaps, ece_gaps_on_bins
+    from locacal.report._directional import DirectionalReplicates
+
+    rng = np.random.default_rng(12)
+    s = np.round(rng.beta(2, 5, 300), 1)
+    y = (rng.random(s.size) < s).astype(float)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CalibrationWarning)  # 6 distinct quantile bins
+        _, share, gap, bins = ece_gaps(s, y)
+    on_bins = ece_gaps_on_bins(bins, s, y)
+    np.testing.assert_allclose(on_bins[0], share, atol=1e-15)
+    np.testing.assert_allclose(on_bins[1], gap, atol=1e-14)
+    draws = [rng.integers(0, s.size, s.size) for _ in range(60)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CalibrationWarning)
+        sizes = [ece_gaps(s[i], y[i])[1].size for i in draws]
+        reps = DirectionalReplicates("ece", s, y, len(draws))
+        for b, idx in enumerate(draws):
+            reps.add(b, idx)
+    assert min(sizes) < share.size or max(sizes) > share.size
+    assert np.isfinite(reps.upper()).all() and np.isfinite(reps.lower()).all()
