@@ -454,7 +454,7 @@ def compare_models(scores: Any, labels: Any, *, metrics: Sequence[str] | None = 
     which biases the difference towards 0, and the resamples reproduce only a part of that
     bias; the percentile interval, a bias correction scaled for an absolute gap near 0 and
     the m-out-of-n bootstrap did no better); the directional bounds cover it in 0.93-1.00
-    at n = 500, 2000 and 20000 (ECE 1.00, 0.98, 0.96; ICI 0.93, 0.98, 1.00), at 1.5-2.7
+    at n = 500, 2000 and 20000 (ECE 1.00, 0.98, 0.96; ICI 0.93, 0.98, 1.00), at 1.4-2.7
     times the basic interval's width (the ECE at n = 500 is the widest: every bin of the
     over-confident model is then within 1.5 standard errors of the diagonal), and hold 0
     for two equally good models in 0.96-1.00. Weights are not taken.
