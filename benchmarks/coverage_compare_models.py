@@ -38,10 +38,16 @@ asserted; the small seeded version is tests/test_compare_models.py.
 ``--test-only``: only the permutation tests (no bootstrap, no DeLong, no population values),
 for their size and power at a fraction of the cost. ``--variants METRIC``: instead of the
 study, the coverage of four bootstrap intervals for one metric (:func:`variants`).
+``--intervals`` (with ``--metrics``, e.g. ``ece ici``): only the intervals, no test and no
+DeLong (:func:`intervals`): from the same paired resamples of each data set, the basic
+interval, the directional bounds compare_models gives the ECE and ICI, and Fang & Santos's
+pointwise interval (the estimated zero sets taken as right); coverage of the population
+difference (0 for the exchangeable pairs and for the calibration errors of ``sharp and
+blunt``) and mean width, with Monte Carlo standard errors.
 
 Usage: ``nice python benchmarks/coverage_compare_models.py [--quick] [--n 500 2000 20000]
 [--reps 200] [--n-boot 100] [--delong-reps 1000] [--big 1000000] [--dgps ...] [--out f.csv]
-[--test-only | --variants ece]``
+[--test-only | --variants ece | --intervals --metrics ece ici [--big-reps-divisor 10]]``
 """
 
 from __future__ import annotations
@@ -57,10 +63,13 @@ from scipy.special import expit, logit
 
 from locacal._validation import CalibrationWarning
 from locacal.metrics.registry import evaluate
+from locacal.report._directional import DIRECTIONAL, directional_bounds
 from locacal.report.comparison import (
     DEFAULT_METRICS,
+    _bootstrap,
     _permute,
     compare_models,
+    paired_bootstrap_bounds,
     permutation_pvalue,
 )
 
@@ -105,10 +114,9 @@ DGPS = ("calibrated pair", "overconfident pair", "unequal", "sharp and blunt")
 EXCHANGEABLE = ("calibrated pair", "overconfident pair")
 
 
-def truth(dgp: str, big: int, rng: np.random.Generator) -> tuple[dict[str, float],
-                                                                dict[str, float]]:
+def truth(dgp: str, big: int, rng: np.random.Generator, names=(*BOOT_METRICS, "auc")
+          ) -> tuple[dict[str, float], dict[str, float]]:
     """Population difference of each metric (0 for the exchangeable pairs) and its error."""
-    names = (*BOOT_METRICS, "auc")
     if dgp in EXCHANGEABLE:
         return dict.fromkeys(names, 0.0), dict.fromkeys(names, 0.0)
     diffs = []
@@ -185,6 +193,77 @@ def run(dgps, sizes, reps, n_boot, delong_reps, big, seed, out=None, test_only=F
             print(f"  {dgp}, n = {n}: {r} data sets x {n_boot} resamples, {r_delong} for "
                   f"DeLong, {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
             _show(pd.DataFrame(block))
+            if out:
+                pd.DataFrame(rows).to_csv(out, index=False)
+    return pd.DataFrame(rows)
+
+
+def _intervals(metrics, a, b, d, n_boot, seed, level=0.95) -> dict[str, tuple]:
+    """The basic and the directional intervals of each metric's difference a - b from the
+    same paired resamples (compare_models' own ``_bootstrap``, no test): ``{metric:
+    (difference, basic lower, basic upper, directional lower, directional upper, pointwise
+    lower, pointwise upper)}``, the directional bounds being compare_models' interval for
+    the ECE and ICI and the pointwise one Fang & Santos's with the estimated zero sets
+    (NaN for the metrics that keep the basic interval)."""
+    va, vb = evaluate(metrics, a, d), evaluate(metrics, b, d)
+    diff = np.array([va[m] - vb[m] for m in metrics])
+    reps, deltas = _bootstrap(list(metrics), [a, b], d, n_boot, np.random.default_rng(seed))
+    lower, upper, _ = paired_bootstrap_bounds(diff, reps[:, 0, :] - reps[:, 1, :], level)
+    out = {}
+    for j, m in enumerate(metrics):
+        lo = hi = p_lo = p_hi = np.nan
+        if m in deltas:
+            up, low = deltas[m]
+            (lo,), (hi,) = directional_bounds(diff[j:j + 1], up[:, [0]] - low[:, [1]],
+                                              low[:, [0]] - up[:, [1]], level)
+            # Fang & Santos's pointwise interval (the zero sets taken as estimated)
+            (p_lo,), (p_hi,) = directional_bounds(diff[j:j + 1], up[:, [0]] - up[:, [1]],
+                                                  up[:, [0]] - up[:, [1]], level)
+        out[m] = (diff[j], lower[j], upper[j], lo, hi, p_lo, p_hi)
+    return out
+
+
+def intervals(metrics, dgps, sizes, reps, n_boot, big, seed, out=None,
+              big_reps_divisor=10) -> pd.DataFrame:
+    """``--intervals``: the coverage of the population difference (0 for the exchangeable
+    pairs and, for the calibration errors, for ``sharp and blunt``) by the 95 % basic and
+    directional intervals, from the same resamples of the same data sets; no test, no
+    DeLong. ``reps`` data sets at n <= 2000, ``reps // big_reps_divisor`` (at least 10)
+    above."""
+    rng = np.random.default_rng(seed)
+    metrics = tuple(metrics)
+    truths = {dgp: truth(dgp, big, rng, metrics) for dgp in dgps}
+    rows = []
+    for n in sizes:
+        r = reps if n <= 2000 else max(10, reps // big_reps_divisor)
+        for dgp in dgps:
+            true, err = truths[dgp]
+            if dgp == "sharp and blunt":  # both calibrated: calibration errors equal (0)
+                true = {m: 0.0 if m in ("lcs", "ici", "mcb", "ece") else v
+                        for m, v in true.items()}
+            start = time.perf_counter()
+            found = []
+            for _ in range(r):
+                d, a, b = draw(dgp, n, rng)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", CalibrationWarning)
+                    found.append(_intervals(metrics, a, b, d, n_boot, rng.integers(2**63)))
+            for m in metrics:
+                x = np.array([f[m] for f in found])
+                row = {"dgp": dgp, "n": n, "metric": m, "reps": r, "n_boot": n_boot,
+                       "truth": true[m], "truth_err": err[m], "mean_diff": x[:, 0].mean()}
+                for name, (lo, hi) in {"basic": (1, 2), "directional": (3, 4),
+                                       "pointwise": (5, 6)}.items():
+                    if m not in DIRECTIONAL and name != "basic":
+                        continue
+                    cover = float(np.mean((x[:, lo] <= true[m]) & (true[m] <= x[:, hi])))
+                    row[f"cover_{name}"] = cover
+                    row[f"se_{name}"] = np.sqrt(cover * (1 - cover) / r)
+                    row[f"width_{name}"] = float(np.mean(x[:, hi] - x[:, lo]))
+                rows.append(row)
+            print(f"  {dgp}, n = {n}: {r} data sets x {n_boot} resamples, "
+                  f"{time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
+            _show(pd.DataFrame(rows[-len(metrics):]))
             if out:
                 pd.DataFrame(rows).to_csv(out, index=False)
     return pd.DataFrame(rows)
@@ -276,6 +355,13 @@ def main(argv=None) -> None:
     parser.add_argument("--test-only", action="store_true",
                         help="only the permutation tests' size and power (--n-boot "
                         "permutations; no bootstrap intervals, no DeLong)")
+    parser.add_argument("--intervals", action="store_true",
+                        help="only the intervals: coverage of the basic and directional "
+                        "intervals from the same resamples (no test, no DeLong)")
+    parser.add_argument("--metrics", nargs="+", default=list(BOOT_METRICS),
+                        choices=BOOT_METRICS, help="with --intervals: the metrics studied")
+    parser.add_argument("--big-reps-divisor", type=int, default=10,
+                        help="with --intervals: data sets above n = 2000 are reps / this")
     parser.add_argument("--variants", default=None, metavar="METRIC",
                         help="instead of the study: coverage of four interval variants for "
                         "METRIC's difference (e.g. ece, cheap)")
@@ -285,6 +371,10 @@ def main(argv=None) -> None:
     print(f"seed {args.seed}, n_boot {args.n_boot}, reps {args.reps} (n <= 2000; a tenth "
           f"above), DeLong reps {args.delong_reps} (a fifth above n = 2000), big {args.big}",
           flush=True)
+    if args.intervals:
+        intervals(args.metrics, args.dgps, args.n, args.reps, args.n_boot, args.big,
+                  args.seed, args.out, args.big_reps_divisor)
+        return
     if args.variants:
         variants(args.variants, args.dgps, args.n, args.reps, args.n_boot, args.big, args.seed)
         return

@@ -15,7 +15,7 @@ import matplotlib
 import numpy as np
 import pandas as pd
 import pytest
-from scipy.special import expit
+from scipy.special import expit, logit
 
 import locacal
 from locacal._validation import CalibrationWarning
@@ -142,12 +142,13 @@ def test_reference_compares_every_model_with_it():
 
 def test_same_seed_same_table_and_swapped_models_mirror():
     p, y, _ = _data()
-    one = compare_models({"a": p, "b": p ** 1.3}, y, metrics=["brier", "lcs"], n_boot=40,
+    metrics = ["brier", "lcs", "ece"]
+    one = compare_models({"a": p, "b": p ** 1.3}, y, metrics=metrics, n_boot=40,
                          seed=5).to_frame()
-    again = compare_models({"a": p, "b": p ** 1.3}, y, metrics=["brier", "lcs"], n_boot=40,
+    again = compare_models({"a": p, "b": p ** 1.3}, y, metrics=metrics, n_boot=40,
                            seed=5).to_frame()
     pd.testing.assert_frame_equal(one, again)
-    swapped = compare_models({"b": p ** 1.3, "a": p}, y, metrics=["brier", "lcs"], n_boot=40,
+    swapped = compare_models({"b": p ** 1.3, "a": p}, y, metrics=metrics, n_boot=40,
                              seed=5).to_frame()
     np.testing.assert_allclose(swapped["difference"], -one["difference"], atol=1e-15)
     np.testing.assert_allclose(swapped["lower"], -one["upper"], atol=1e-15)
@@ -159,7 +160,13 @@ def test_identical_models_differ_by_zero_with_p_one():
     table = compare_models({"a": p, "b": p.copy()}, y, n_boot=20, seed=0).to_frame()
     assert (table["difference"] == 0).all()
     assert (table["pvalue"] == 1).all()
-    assert (table["lower"] == 0).all() and (table["upper"] == 0).all()
+    basic = ~table["metric"].isin(["ece", "ici"])
+    assert (table["lower"][basic] == 0).all() and (table["upper"][basic] == 0).all()
+    # the ECE and ICI bounds do not know that the two models' gaps are the same: they
+    # hold 0, symmetrically (each model's plug-in error lies between the same two bounds)
+    bounds = table[~basic]
+    assert (bounds["lower"] < 0).all() and (bounds["upper"] > 0).all()
+    np.testing.assert_allclose(bounds["lower"], -bounds["upper"], rtol=1e-12)
 
 
 def test_paired_bootstrap_bounds_by_hand():
@@ -201,18 +208,53 @@ def test_permutation_pvalue_by_hand():
 def test_permutation_is_the_default_test_and_bootstrap_inverts_the_interval():
     p, y, _ = _data()
     scores = {"a": p, "b": np.clip(p ** 1.3 + 0.02, 0, 1)}
-    perm = compare_models(scores, y, metrics=["brier", "ece"], n_boot=40, seed=2).to_frame()
-    boot = compare_models(scores, y, metrics=["brier", "ece"], n_boot=40, seed=2,
+    perm = compare_models(scores, y, metrics=["brier", "lcs", "ece"], n_boot=40,
+                          seed=2).to_frame()
+    boot = compare_models(scores, y, metrics=["brier", "lcs", "ece"], n_boot=40, seed=2,
                           test="bootstrap").to_frame()
     # the same resamples give the same intervals; only the p-values differ
     pd.testing.assert_frame_equal(perm[["lower", "upper"]], boot[["lower", "upper"]])
-    assert (perm["method"] == "paired bootstrap (basic), permutation").all()
-    assert (boot["method"] == "paired bootstrap (basic)").all()
+    assert list(perm["method"]) == ["paired bootstrap (basic), permutation"] * 2 + [
+        "paired bootstrap (directional bounds), permutation"]
+    assert list(boot["method"]) == ["paired bootstrap (basic)"] * 2 + [
+        "paired bootstrap (directional bounds)"]
     # permutation p-values live on the grid (1 + k) / 41
     k = perm["pvalue"].to_numpy() * 41 - 1
     np.testing.assert_allclose(k, np.round(k), atol=1e-9)
+    # (the ECE's bootstrap p-value inverts the basic interval, not the bounds: next test)
+    boot = boot.iloc[:2]
     outside = (boot["lower"] > 0) | (boot["upper"] < 0)
     np.testing.assert_array_equal(boot["pvalue"] < 0.05, outside)
+
+
+def test_basic_intervals_and_all_pvalues_come_from_the_shared_resamples():
+    """compare_models' table from its own pieces: the paired resamples (``_bootstrap``),
+    the basic interval and its inverted p-value for every metric but the ECE and ICI
+    (``paired_bootstrap_bounds``), the directional bounds for those two, whose
+    ``test="bootstrap"`` p-value stays the basic interval inverted."""
+    from locacal.report._directional import directional_bounds
+    from locacal.report.comparison import _bootstrap
+
+    p, y, _ = _data(300)
+    a, b = p, np.clip(p ** 1.3 + 0.02, 0, 1)
+    names = ["brier", "ece", "lcs", "ici"]
+    table = compare_models({"a": a, "b": b}, y, metrics=names, n_boot=30, seed=4,
+                           test="bootstrap").to_frame().set_index("metric")
+    reps, deltas = _bootstrap(names, [a, b], y.astype(float), 30, np.random.default_rng(4))
+    diff = table.loc[names, "difference"].to_numpy()
+    lower, upper, pvalue = paired_bootstrap_bounds(diff, reps[:, 0] - reps[:, 1], 0.95)
+    np.testing.assert_array_equal(table.loc[names, "pvalue"], pvalue)
+    np.testing.assert_array_equal(table.loc[["brier", "lcs"], "lower"], lower[[0, 2]])
+    np.testing.assert_array_equal(table.loc[["brier", "lcs"], "upper"], upper[[0, 2]])
+    for j, m in ((1, "ece"), (3, "ici")):
+        up, lo = deltas[m]
+        bounds = directional_bounds(diff[j:j + 1], up[:, [0]] - lo[:, [1]],
+                                    lo[:, [0]] - up[:, [1]], 0.95)
+        assert (table.loc[m, "lower"], table.loc[m, "upper"]) == (bounds[0][0], bounds[1][0])
+        # the bounds hold Fang & Santos's pointwise interval (the estimated zero sets)
+        point = directional_bounds(diff[j:j + 1], up[:, [0]] - up[:, [1]],
+                                   up[:, [0]] - up[:, [1]], 0.95)
+        assert bounds[0][0] <= point[0][0] and point[1][0] <= bounds[1][0]
 
 
 def test_ci_false_skips_the_bootstrap_but_keeps_delong():
@@ -352,3 +394,213 @@ def test_coverage_of_the_brier_difference_between_unequal_models():
                              seed=rng.integers(2**32)).to_frame().iloc[0]
         covered += row["lower"] <= truth <= row["upper"]
     assert 37 <= covered <= 50
+
+
+# --- the directional-derivative bootstrap of the ECE and ICI differences ---------------------
+
+
+def _ece_by_hand(s, y):
+    """Share and gap of 10 type-7 quantile bins, right-closed, the lowest closed on the
+    left (R's cut(..., include.lowest = TRUE)), written out with numpy."""
+    breaks = np.unique(np.quantile(s, np.linspace(0.0, 1.0, 11)))
+    k = np.clip(np.searchsorted(breaks, s, side="left") - 1, 0, breaks.size - 2)
+    share = np.array([np.mean(k == j) for j in range(breaks.size - 1)])
+    gap = np.array([np.mean((y - s)[k == j]) for j in range(breaks.size - 1)])
+    return share, gap
+
+
+@pytest.mark.parametrize("ties", [False, True])
+def test_ece_and_ici_gaps_are_the_registry_metrics(ties):
+    """The gap functions give the registry's ECE and ICI bit for bit (the basic replicates
+    and the test="bootstrap" p-values stay those of evaluate), and the ECE's shares and
+    gaps are the quantile bins' written out by hand."""
+    from locacal.metrics._gaps import ece_gaps, ici_gaps
+    from locacal.metrics.registry import evaluate
+
+    arrays = _two_models(500, 4, ties)
+    for s in (arrays["a"], arrays["b"]):
+        for idx in (np.arange(s.size), np.random.default_rng(1).integers(0, s.size, s.size)):
+            x, y = s[idx], arrays["d"][idx]
+            value, share, gap, _ = ece_gaps(x, y)
+            ici, gaps = ici_gaps(x, y)
+            ref = evaluate(["ece", "ici"], x, y)
+            assert value == ref["ece"] and ici == ref["ici"]
+            assert value == pytest.approx(np.sum(share * np.abs(gap)), rel=1e-13)
+            assert ici == pytest.approx(np.mean(np.abs(gaps)), rel=1e-13)
+            if not ties:
+                by_hand = _ece_by_hand(x, y)
+                np.testing.assert_allclose(share, by_hand[0], atol=1e-15)
+                np.testing.assert_allclose(gap, by_hand[1], atol=1e-13)
+
+
+def _deltas_by_hand(metric, s, y, draws, threshold):
+    """delta*_b written out from its definition, one resample at a time, twice over the
+    resamples (the first pass for the standard errors): the gaps of the resample's own
+    bins or lowess fit, their bootstrap sd, the zero set |gap| <= threshold * se, then
+    sum_j w*_j [s_j gap*_j (non-zero) or |gap*_j - gap_j| (zero)] - sum_NZ w_j |gap_j|."""
+    from locacal.metrics._r_lowess import r_lowess_fit
+
+    n = s.size
+    if metric == "ece":
+        w, g = _ece_by_hand(s, y)
+        boot = [_ece_by_hand(s[i], y[i]) for i in draws]
+        h = np.array([gb - g for _, gb in boot])
+        se = h.std(axis=0, ddof=1)
+        nz = np.abs(g) > threshold * se
+        return np.array([np.sum(np.where(nz, wb * np.sign(g) * gb, wb * np.abs(gb - g)))
+                         - np.sum(w[nz] * np.abs(g[nz])) for wb, gb in boot])
+    g = r_lowess_fit(s, y) - s
+    fits = [r_lowess_fit(s[i], y[i]) - s[i] for i in draws]
+    se = np.array([np.std([f[i == j][0] - g[j] for f, i in zip(fits, draws, strict=True)
+                           if (i == j).any()], ddof=1) for j in range(n)])
+    nz = np.abs(g) > threshold * se
+    out = []
+    for f, i in zip(fits, draws, strict=True):  # row by row of the resample
+        terms = np.where(nz[i], np.sign(g[i]) * f, np.abs(f - g[i]))
+        out.append(terms.sum() / n - np.abs(g[nz]).sum() / n)
+    return np.array(out)
+
+
+@pytest.mark.parametrize("metric", ["ece", "ici"])
+@pytest.mark.parametrize("threshold", [None, 0.0, 1.0])
+def test_derivative_replicates_equal_their_definition(metric, threshold):
+    from locacal.report._directional import DirectionalReplicates, kappa
+
+    arrays = _two_models(120 if metric == "ici" else 400, 5, False)
+    s, y = arrays["b"], arrays["d"]
+    rng = np.random.default_rng(9)
+    draws = [rng.integers(0, s.size, s.size) for _ in range(40)]
+    reps = DirectionalReplicates(metric, s, y, len(draws))
+    for b, idx in enumerate(draws):
+        reps.add(b, idx)
+    k = kappa(s.size) if threshold is None else threshold
+    expected = _deltas_by_hand(metric, s, y, draws, k)
+    np.testing.assert_allclose(reps.deltas(threshold), expected, rtol=0, atol=1e-13)
+    if threshold == 0.0:  # no gap is exactly 0: every gap non-zero, the lower bound
+        assert (reps.gap != 0).all()
+        np.testing.assert_allclose(reps.lower(), expected, rtol=0, atol=1e-13)
+    if threshold is None:
+        np.testing.assert_array_equal(reps.upper(), reps.deltas())
+    # the mix of both kinds of gaps is exercised
+    nz = reps.nonzero(threshold)
+    assert (threshold == 0.0) or (nz.any() and not nz.all())
+
+
+@pytest.mark.parametrize("metric", ["ece", "ici"])
+def test_with_every_gap_nonzero_the_derivative_bootstrap_is_the_basic_one(metric):
+    """Where every gap is taken for non-zero and keeps its sign in the resample,
+    delta*_b = M*_b - M_hat exactly."""
+    from locacal.report._directional import DirectionalReplicates
+
+    rng = np.random.default_rng(4)
+    p = rng.uniform(0.05, 0.75, 2000 if metric == "ece" else 600)
+    y = (rng.random(p.size) < p).astype(float)
+    s = p + 0.2  # every gap near -0.2, many standard errors from 0
+    reps = DirectionalReplicates(metric, s, y, 30)
+    values = np.array([reps.add(b, rng.integers(0, s.size, s.size)) for b in range(30)])
+    assert (reps.gap < -0.1).all() and reps.nonzero().all()
+    np.testing.assert_allclose(reps.deltas(0.0), values - reps.value, rtol=0, atol=1e-14)
+
+
+def test_a_zero_gap_gives_the_half_normal_law():
+    """One bin (a constant score 0.5) and labels half ones: the gap is exactly 0, so
+    delta*_b = |mean(y*) - 1/2| (and not the basic bootstrap's mean(y*) - 1/2), whose law
+    is that of |K / n - 1/2|, K ~ binomial(n, 1/2), the discrete |N(0, 1 / (4 n))|: at
+    n = 400 its distribution function at 0.0125, 0.025, 0.05 is 0.4176, 0.7063, 0.9598
+    (binomial; the half-normal's 0.3829, 0.6827, 0.9545 without the continuity correction),
+    and 4000 resamples estimate each within 0.025 (3 Monte Carlo standard errors)."""
+    from scipy.stats import binom
+
+    from locacal.report._directional import DirectionalReplicates
+
+    n = 400
+    s, y = np.full(n, 0.5), np.tile([0.0, 1.0], n // 2)
+    rng = np.random.default_rng(8)
+    draws = [rng.integers(0, n, n) for _ in range(4000)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CalibrationWarning)
+        reps = DirectionalReplicates("ece", s, y, len(draws))
+        for b, idx in enumerate(draws):
+            reps.add(b, idx)
+    assert reps.value == 0.0 and not reps.nonzero().any()
+    deltas = reps.deltas()
+    np.testing.assert_allclose(deltas, [abs(y[i].mean() - 0.5) for i in draws], atol=1e-15)
+    points = np.array([0.0125, 0.025, 0.05])
+    exact = binom.cdf(200 + n * points, n, 0.5) - binom.cdf(199 - n * points, n, 0.5)
+    np.testing.assert_allclose(exact, [0.4176, 0.7063, 0.9598], atol=1e-4)
+    ecdf = (deltas[:, None] <= points + 1e-12).mean(axis=0)
+    np.testing.assert_allclose(ecdf, exact, atol=0.025)
+
+
+def _unequal(n, rng, tau=1.5):
+    """The benchmark's "unequal" process: model a calibrated (noise 0.5), model b
+    over-confident (noise 1, logit x 1.5)."""
+    eta = rng.normal(0.0, tau, n)
+    d = (rng.random(n) < expit(eta)).astype(float)
+    a = calibrated_signal(eta + rng.normal(0, 0.5, n), tau, 0.5)
+    b = expit(1.5 * logit(calibrated_signal(eta + rng.normal(0, 1.0, n), tau, 1.0)))
+    return d, a, b
+
+
+def test_ece_bounds_cover_where_the_basic_interval_does_not():
+    """One model calibrated, the other over-confident, n = 1000: the true ECE difference
+    (about -0.059, from 4 * 10^5 rows) is covered by the directional bounds in at least 36
+    of 40 data sets (measured 40; binomial(40, 0.95): P(< 36) = 0.05; the benchmark
+    measures 0.97-1.00), by the basic interval from the same 100 resamples in at most 32
+    (measured 27; the benchmark's 0.6-0.8; binomial(40, 0.75): P(> 32) = 0.18). Fang &
+    Santos's pointwise interval (the zero sets taken as estimated) covers in 22: it is not
+    enough to bootstrap the derivative."""
+    from locacal.metrics.registry import evaluate
+    from locacal.report._directional import directional_bounds
+    from locacal.report.comparison import _bootstrap
+
+    rng = np.random.default_rng(31)
+    d, a, b = _unequal(400_000, rng)
+    truth = evaluate(["ece"], a, d)["ece"] - evaluate(["ece"], b, d)["ece"]
+    assert -0.065 < truth < -0.055
+    covered = {"basic": 0, "bounds": 0, "pointwise": 0}
+    for _ in range(40):
+        d, a, b = _unequal(1000, rng)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", CalibrationWarning)
+            reps, deltas = _bootstrap(["ece"], [a, b], d, 100,
+                                      np.random.default_rng(rng.integers(2**32)))
+        diff = np.array([evaluate(["ece"], a, d)["ece"] - evaluate(["ece"], b, d)["ece"]])
+        lo, hi, _ = paired_bootstrap_bounds(diff, reps[:, 0] - reps[:, 1], 0.95)
+        covered["basic"] += lo[0] <= truth <= hi[0]
+        up, low = deltas["ece"]
+        lo, hi = directional_bounds(diff, up[:, [0]] - low[:, [1]], low[:, [0]] - up[:, [1]],
+                                    0.95)
+        covered["bounds"] += lo[0] <= truth <= hi[0]
+        lo, hi = directional_bounds(diff, up[:, [0]] - up[:, [1]], up[:, [0]] - up[:, [1]],
+                                    0.95)
+        covered["pointwise"] += lo[0] <= truth <= hi[0]
+    assert covered["bounds"] >= 36 and covered["basic"] <= 32, covered
+    assert covered["pointwise"] <= 32, covered
+
+
+def test_tied_scores_take_the_data_bins_when_a_resample_has_fewer():
+    """Scores on a grid of 0.1: the quantile bins of a resample can merge where the data's
+    do not; that resample's gaps are then taken on the data's bins, which on the data
+    themselves give the data's shares and gaps."""
+    from locacal.metrics._gaps import ece_gaps, ece_gaps_on_bins
+    from locacal.report._directional import DirectionalReplicates
+
+    rng = np.random.default_rng(12)
+    s = np.round(rng.beta(2, 5, 300), 1)
+    y = (rng.random(s.size) < s).astype(float)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CalibrationWarning)  # 6 distinct quantile bins
+        _, share, gap, bins = ece_gaps(s, y)
+    on_bins = ece_gaps_on_bins(bins, s, y)
+    np.testing.assert_allclose(on_bins[0], share, atol=1e-15)
+    np.testing.assert_allclose(on_bins[1], gap, atol=1e-14)
+    draws = [rng.integers(0, s.size, s.size) for _ in range(60)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CalibrationWarning)
+        sizes = [ece_gaps(s[i], y[i])[1].size for i in draws]
+        reps = DirectionalReplicates("ece", s, y, len(draws))
+        for b, idx in enumerate(draws):
+            reps.add(b, idx)
+    assert min(sizes) < share.size or max(sizes) > share.size
+    assert np.isfinite(reps.upper()).all() and np.isfinite(reps.lower()).all()
