@@ -604,3 +604,45 @@ def test_tied_scores_take_the_data_bins_when_a_resample_has_fewer():
             reps.add(b, idx)
     assert min(sizes) < share.size or max(sizes) > share.size
     assert np.isfinite(reps.upper()).all() and np.isfinite(reps.lower()).all()
+
+
+def test_unstored_ici_replicates_equal_the_stored_ones():
+    """store=False keeps no n_boot x n arrays: a second pass over the same resamples gives
+    the stored replicates (to rounding); a study threshold needs the stored ones."""
+    from locacal.report._directional import DirectionalReplicates
+
+    arrays = _two_models(120, 5, False)
+    s, y = arrays["b"], arrays["d"]
+    rng = np.random.default_rng(9)
+    draws = [rng.integers(0, s.size, s.size) for _ in range(40)]
+    stored = DirectionalReplicates("ici", s, y, len(draws))
+    streamed = DirectionalReplicates("ici", s, y, len(draws), store=False)
+    for b, idx in enumerate(draws):
+        assert stored.add(b, idx) == streamed.add(b, idx)
+    assert streamed.second_pass and not stored.second_pass
+    for b, idx in enumerate(draws):
+        streamed.revisit(b, idx)
+    nz = stored.nonzero()
+    assert nz.any() and not nz.all()
+    np.testing.assert_array_equal(streamed.nonzero(), nz)
+    np.testing.assert_allclose(streamed.upper(), stored.upper(), rtol=0, atol=1e-15)
+    np.testing.assert_allclose(streamed.lower(), stored.lower(), rtol=0, atol=1e-15)
+    with pytest.raises(ValueError, match="threshold"):
+        streamed.deltas(1.0)
+
+
+def test_compare_models_without_stored_resamples_gives_the_same_table(monkeypatch):
+    """Above STORE_MAX (resample, row) pairs the ICI's bounds come from a second pass over
+    the same resamples: the table is the stored one's, and later draws (the permutations)
+    are unchanged."""
+    import locacal.report.comparison as comparison
+
+    arrays = _two_models(250, 7, False)
+    scores = {"a": arrays["a"], "b": arrays["b"]}
+    kwargs = {"metrics": ["ici", "ece", "brier"], "n_boot": 20, "seed": 5}
+    stored = comparison.compare_models(scores, arrays["d"], **kwargs).to_frame()
+    monkeypatch.setattr(comparison, "STORE_MAX", 0)
+    streamed = comparison.compare_models(scores, arrays["d"], **kwargs).to_frame()
+    numeric = ["difference", "lower", "upper", "pvalue"]
+    np.testing.assert_allclose(streamed[numeric], stored[numeric], rtol=0, atol=1e-15)
+    assert (streamed["method"] == stored["method"]).all()

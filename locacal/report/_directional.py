@@ -78,7 +78,7 @@ import numpy as np
 
 from locacal.metrics._gaps import ece_gaps, ece_gaps_on_bins, ici_gaps
 
-__all__ = ["DIRECTIONAL", "DirectionalReplicates", "directional_bounds", "kappa"]
+__all__ = ["DIRECTIONAL", "STORE_MAX", "DirectionalReplicates", "directional_bounds", "kappa"]
 
 #: The metrics whose difference gets the directional bounds.
 DIRECTIONAL = ("ece", "ici")
@@ -90,6 +90,12 @@ def kappa(n: int) -> float:
     return float(np.sqrt(np.log(max(n, 2))))
 
 
+#: Above this many (resample, row) pairs the ICI's replicates are not stored (10 bytes a
+#: pair: 330 MB a model) but computed in a second pass over the same resamples, which
+#: refits the lowess (twice the ICI's cost, the same numbers).
+STORE_MAX = 2**25
+
+
 class DirectionalReplicates:
     """Collects one model's ECE or ICI gaps on the data and on each paired resample, and
     turns them into derivative replicates (module docstring).
@@ -97,58 +103,93 @@ class DirectionalReplicates:
     ``add(b, idx)`` evaluates resample b (rows ``idx`` of the data) and returns the metric's
     value on it (the registry's value, for the basic replicates); once all are added,
     :meth:`upper` and :meth:`lower` give ``delta^{Z_hat}_b`` and ``delta^{none}_b`` for
-    every b (NaN for a resample where the metric or a gap is undefined). Memory: two arrays
-    of ``n_boot x J`` (J = 10 bins for the ECE, the n rows for the ICI: 10 bytes per row and
-    resample).
+    every b (NaN for a resample where the metric or a gap is undefined).
+
+    Memory: the gaps' standard errors are accumulated as the resamples come (Welford's
+    running moments, one pass); the replicates need, besides, two arrays of ``n_boot x J``
+    (J = 10 bins for the ECE, the n rows for the ICI: 10 bytes per row and resample).
+    With ``store=False`` (the ICI only) nothing of size ``n_boot x n`` is kept: once every
+    resample is added, :attr:`second_pass` is true and :meth:`revisit` must be called with
+    the same resamples again; it refits them and keeps two numbers per resample. The
+    replicates are the same to rounding (1e-15), at twice the fits.
     """
 
-    def __init__(self, metric: str, scores: np.ndarray, labels: np.ndarray, n_boot: int
-                 ) -> None:
+    def __init__(self, metric: str, scores: np.ndarray, labels: np.ndarray, n_boot: int,
+                 *, store: bool = True) -> None:
         if metric not in DIRECTIONAL:
             raise ValueError(f"no directional bootstrap for {metric!r}")
         self.metric, self.scores, self.labels = metric, scores, labels
+        self.store = store or metric == "ece"
         n = scores.size
         if metric == "ece":
             self.value, self.weight, self.gap, self._bins = ece_gaps(scores, labels)
-            j = self.gap.size
-            self._w = np.full((n_boot, j), np.nan)
-            self._wh = np.full((n_boot, j), np.nan)
         else:
             self.value, self.gap = ici_gaps(scores, labels)
             self.weight = np.full(n, 1.0 / n)
-            self._copies = np.zeros((n_boot, n), dtype=np.uint16)
-            self._wh = np.full((n_boot, n), np.nan)
+        j = self.gap.size
+        if self.store:  # w*_j (the ICI's as copies) and w*_j (gap*_j - gap_hat_j)
+            if metric == "ece":
+                self._w = np.full((n_boot, j), np.nan)
+            else:
+                self._copies = np.zeros((n_boot, j), dtype=np.uint16)
+            self._wh = np.full((n_boot, j), np.nan)
+        else:  # upper and lower replicates, filled by revisit()
+            self._deltas = np.full((2, n_boot), np.nan)
+            self._nz: np.ndarray | None = None
+        self._count = np.zeros(j)  # running moments of gap*_j - gap_hat_j
+        self._mean = np.zeros(j)
+        self._m2 = np.zeros(j)
         self.n = n
 
-    def add(self, b: int, idx: np.ndarray) -> float:
-        """Evaluate resample b (rows ``idx``); returns the metric's value on it."""
+    @property
+    def second_pass(self) -> bool:
+        """Whether :meth:`revisit` must see the resamples again (``store=False``)."""
+        return not self.store
+
+    def _resample(self, idx: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+        """The metric on rows ``idx``, its weights w*_j and ``w*_j (gap*_j - gap_hat_j)``
+        on the data's bins or rows."""
         s, y = self.scores[idx], self.labels[idx]
         if self.metric == "ece":
             value, share, gap, _ = ece_gaps(s, y)
             if share.size != self.gap.size:  # tied scores: fewer bins than the data's
                 share, gap = ece_gaps_on_bins(self._bins, s, y)
-            self._w[b] = share
-            self._wh[b] = share * (gap - self.gap)
-            return value
+            return value, share, share * (gap - self.gap)
         value, gap = ici_gaps(s, y)
-        self._copies[b] = np.minimum(np.bincount(idx, minlength=self.n), 65535)
         # the copies of a row share one fit: the sum over copies is copies x deviation
-        self._wh[b] = np.bincount(idx, weights=gap - self.gap[idx], minlength=self.n) / self.n
+        wh = np.bincount(idx, weights=gap - self.gap[idx], minlength=self.n) / self.n
+        return value, np.bincount(idx, minlength=self.n) / self.n, wh
+
+    def add(self, b: int, idx: np.ndarray) -> float:
+        """Evaluate resample b (rows ``idx``); returns the metric's value on it."""
+        value, w, wh = self._resample(idx)
+        held = (w > 0) & np.isfinite(wh)
+        h = wh[held] / w[held]  # gap*_j - gap_hat_j
+        self._count[held] += 1.0
+        step = h - self._mean[held]
+        self._mean[held] += step / self._count[held]
+        self._m2[held] += step * (h - self._mean[held])
+        if self.store:
+            if self.metric == "ece":
+                self._w[b] = w
+            else:
+                self._copies[b] = np.minimum(np.rint(w * self.n), 65535)
+            self._wh[b] = wh
         return value
 
-    def _weights(self) -> np.ndarray:
-        return self._w if self.metric == "ece" else self._copies / self.n
+    def revisit(self, b: int, idx: np.ndarray) -> None:
+        """Second pass (``store=False``): refit resample b and keep its two replicates."""
+        if self._nz is None:  # the zero set, once every resample has been added
+            self._nz = self.nonzero()
+        _, w, wh = self._resample(idx)
+        self._deltas[:, b] = [self._delta(w, wh, self._nz), self._delta(w, wh, None)]
 
     def standard_errors(self) -> np.ndarray:
-        """Bootstrap standard deviation of each gap* (over the resamples that hold it)."""
-        w = self._weights()
+        """Bootstrap standard deviation of each gap* (over the resamples that hold it,
+        NaN where fewer than 2 do)."""
         with np.errstate(invalid="ignore", divide="ignore"):
-            h = np.where(w > 0, self._wh / w, np.nan)
-        usable = np.isfinite(h).sum(axis=0)
-        se = np.full(h.shape[1], np.nan)
-        ok = usable >= 2
-        se[ok] = np.nanstd(h[:, ok], axis=0, ddof=1)
-        return se
+            return np.where(self._count >= 2, np.sqrt(self._m2 / (self._count - 1.0)),
+                            np.nan)
 
     def nonzero(self, threshold: float | None = None) -> np.ndarray:
         """The gaps outside the estimated zero set: ``|gap_hat_j| > kappa_n se_j`` (a gap
@@ -158,15 +199,26 @@ class DirectionalReplicates:
         k = kappa(self.n) if threshold is None else threshold
         return np.abs(self.gap) > k * np.where(np.isfinite(se), se, np.inf)
 
-    def deltas(self, threshold: float | None = None) -> np.ndarray:
-        """``delta^{Z_hat}_b`` for every resample, Z_hat the gaps with
-        ``|gap_hat| <= threshold * se`` (default kappa_n; module docstring)."""
-        nz = self.nonzero(threshold)
-        w, wh = self._weights(), self._wh
+    def _delta(self, w: np.ndarray, wh: np.ndarray, nz: np.ndarray | None) -> np.ndarray:
+        """``delta^{Z}`` of the resamples in the rows of ``w`` and ``wh``, Z the complement
+        of ``nz`` (None: Z empty, every gap non-zero with the data's sign)."""
+        if nz is None:
+            size = np.abs(self.gap)
+            return wh @ np.sign(self.gap) + w @ size - self.weight @ size
         size = np.abs(self.gap) * nz
         signed = np.where(nz, np.sign(self.gap), 0.0)
         return (wh @ signed + np.abs(wh) @ (~nz).astype(np.float64)
                 + w @ size - self.weight @ size)
+
+    def deltas(self, threshold: float | None = None) -> np.ndarray:
+        """``delta^{Z_hat}_b`` for every resample, Z_hat the gaps with
+        ``|gap_hat| <= threshold * se`` (default kappa_n; module docstring). Without
+        stored resamples only the default threshold is available."""
+        if not self.store:
+            if threshold is not None:
+                raise ValueError("threshold needs the stored resamples (store=True)")
+            return self._deltas[0]
+        return self._delta(self._weights(), self._wh, self.nonzero(threshold))
 
     def upper(self) -> np.ndarray:
         """``delta^{Z_hat}_b``: the largest error of the plug-in the data allow (every gap
@@ -177,8 +229,11 @@ class DirectionalReplicates:
         """``delta^{none}_b = sum_j (w*_j s_j gap*_j - w_j |gap_hat_j|)``, s_j the sign of
         gap_hat_j (0 for a gap exactly 0): every gap taken as non-zero, with the data's
         sign."""
-        size = np.abs(self.gap)
-        return self._wh @ np.sign(self.gap) + self._weights() @ size - self.weight @ size
+        return self._delta(self._weights(), self._wh, None) if self.store else self._deltas[1]
+
+    def _weights(self) -> np.ndarray:
+        """The stored w*_j, resample by resample."""
+        return self._w if self.metric == "ece" else self._copies / self.n
 
 
 def directional_bounds(difference: np.ndarray, upper: np.ndarray, lower: np.ndarray,
