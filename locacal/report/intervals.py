@@ -163,7 +163,8 @@ def bootstrap_replicates(names: Sequence[str], scores: np.ndarray, labels: np.nd
     (:class:`~locacal.metrics._bootstrap_statistics.CountBatch`, equal to the metric on
     the expanded resample), the others one resample at a time through
     :func:`~locacal.metrics.registry.evaluate`. The draws (row indices, or multinomial
-    counts) and their order are the same either way.
+    counts) and their order are the same either way: the row indices are drawn as positions
+    in that sort (uniform, so uniform rows), whose counts the batch takes as they are.
     """
     n = scores.size
     replicates = np.full((n_boot, len(names)), np.nan)
@@ -190,10 +191,13 @@ def bootstrap_replicates(names: Sequence[str], scores: np.ndarray, labels: np.nd
                         true_p=true_p, threshold=threshold))
                     replicates[start + k, looped_columns] = [row[m] for m in looped]
             else:
-                idx = rng.integers(0, n, size=n)
+                # positions in the sorted order: their counts are the batch's directly,
+                # the rows order[positions] the looped metrics' resample
+                positions = rng.integers(0, n, size=n)
                 if batch is not None:
-                    chunk[k] = np.bincount(idx, minlength=n)[order]
+                    chunk[k] = np.bincount(positions, minlength=n)
                 if looped:
+                    idx = order[positions]
                     row = _quiet(lambda idx=idx: evaluate(
                         looped, scores[idx], labels[idx],
                         weights=None if weights is None else weights[idx],
