@@ -324,10 +324,12 @@ class CountBatch:
         A leading run of non-events is left out: its mean 0 is the least, so its fit is 0
         (no error) and its constraint binds nothing.
         """
-        events = runs[:, self.lead::2]
+        events = np.ascontiguousarray(runs[:, self.lead::2])  # one copy, flat below
         following = runs[:, self.lead + 1::2]
-        weight = events.copy()
-        weight[:, :following.shape[1]] += following
+        paired = following.shape[1]
+        weight = np.empty_like(events)
+        np.add(events[:, :paired], following, out=weight[:, :paired])
+        weight[:, paired:] = events[:, paired:]
         rows, groups = weight.shape
         held = np.flatnonzero(weight)
         pooled = weight.ravel()[held].astype(np.float64)
@@ -393,8 +395,13 @@ def isotonic_binary_errors(labels: np.ndarray) -> np.ndarray:
     flat = y.ravel().view(np.uint8)
     cum = np.cumsum(flat, dtype=np.int32 if flat.size < 2**31 else np.int64)
     # counts and events of consecutive pairs (across rows too: each row starts a pair)
-    weight = np.diff(last, prepend=-1).astype(np.float64)
-    events = np.diff(cum[last], prepend=0)
+    weight = np.empty(last.size)  # the pairs' sizes, written as floats at once
+    weight[0] = last[0] + 1
+    np.subtract(last[1:], last[:-1], out=weight[1:])
+    ends = cum[last]
+    events = np.empty_like(ends)
+    events[0] = ends[0]
+    np.subtract(ends[1:], ends[:-1], out=events[1:])
     return _pav_errors(weight, events / weight,
                        np.searchsorted(first, np.arange(rows + 1) * n))
 
