@@ -148,7 +148,8 @@ def bootstrap_replicates(names: Sequence[str], scores: np.ndarray, labels: np.nd
                          weights: np.ndarray | None, true_p: np.ndarray | None,
                          threshold: float, n_boot: int, rng: np.random.Generator,
                          tick: Callable[[], None],
-                         counts: np.ndarray | None = None) -> np.ndarray:
+                         counts: np.ndarray | None = None,
+                         order: np.ndarray | None = None) -> np.ndarray:
     """The named metrics on ``n_boot`` resamples of the rows drawn with replacement.
 
     Returns an ``(n_boot, len(names))`` array; NaN where a replicate is undefined (counted
@@ -165,13 +166,16 @@ def bootstrap_replicates(names: Sequence[str], scores: np.ndarray, labels: np.nd
     :func:`~locacal.metrics.registry.evaluate`. The draws (row indices, or multinomial
     counts) and their order are the same either way: the row indices are drawn as positions
     in that sort (uniform, so uniform rows), whose counts the batch takes as they are.
+    ``order``: that sort (:func:`~locacal.metrics._bootstrap_statistics.sorted_order`) when
+    the caller has it already.
     """
     n = scores.size
     replicates = np.full((n_boot, len(names)), np.nan)
     batched = [j for j, m in enumerate(names) if m in BATCHED]
     looped = [m for m in names if m not in BATCHED]
     looped_columns = [j for j, m in enumerate(names) if m not in BATCHED]
-    order = sorted_order(scores, labels, weights)
+    if order is None:
+        order = sorted_order(scores, labels, weights)
     batch = (CountBatch(scores[order], labels[order],
                         None if weights is None else weights[order],
                         None if true_p is None else true_p[order], threshold)
@@ -306,19 +310,24 @@ def _null_draws(scores: np.ndarray, n_draws: int, rng: np.random.Generator
 @_one_blas_thread
 def null_values(names: Sequence[str], scores: np.ndarray, *, weights: np.ndarray | None,
                 threshold: float, n_draws: int, rng: np.random.Generator,
-                tick: Callable[[], None], counts: np.ndarray | None = None) -> np.ndarray:
+                tick: Callable[[], None], counts: np.ndarray | None = None,
+                order: np.ndarray | None = None) -> np.ndarray:
     """Each named metric on ``n_draws`` label vectors D* ~ Bernoulli(scores).
 
     Returns an ``(n_draws, len(names))`` array; columns of names outside
     :data:`NULL_METRICS` are NaN. The rows are sorted by score first (the metrics do not
     depend on the row order). With ``counts`` (frequency weights, ``weights`` relative) each
     observation draws its own label: a row of f copies holds Binomial(f, s) events, split
-    into an event row and a non-event row with those counts.
+    into an event row and a non-event row with those counts. ``order``: a row order that
+    sorts the scores ascending, when the caller has one (the bootstrap's; tied scores may
+    come in any order, which moves the draws of tied rows only); by default the stable
+    argsort of the scores.
     """
     if counts is not None:
         return _null_values_counts(names, scores, weights, counts, threshold, n_draws, rng,
                                    tick)
-    order = np.argsort(scores, kind="stable")
+    if order is None:
+        order = np.argsort(scores, kind="stable")
     s = scores[order]
     w = None if weights is None else weights[order]
     wanted = [m for m in names if m in NULL_METRICS]
@@ -419,18 +428,20 @@ def report_intervals(names: Sequence[str], scores: np.ndarray, labels: np.ndarra
     boot = [j for j, m in enumerate(names) if m not in NORM_METRICS]
     lower, upper = np.full(len(names), np.nan), np.full(len(names), np.nan)
     boot_names = [names[j] for j in boot]
+    # one sort for the bootstrap and the null draws (by score, ties by label and weight)
+    order = sorted_order(scores, labels, weights)
     if boot_names:
         replicates = bootstrap_replicates(boot_names, scores, labels, weights=weights,
                                           true_p=true_p, threshold=threshold,
                                           n_boot=n_boot, rng=boot_rng, tick=tick,
-                                          counts=counts)
+                                          counts=counts, order=order)
         lower[boot], upper[boot] = interval_bounds(boot_names, values[boot], replicates,
                                                    level)
     else:
         for _ in range(n_boot):
             tick()
     null = null_values(names, scores, weights=weights, threshold=threshold, n_draws=n_boot,
-                       rng=null_rng, tick=tick, counts=counts)
+                       rng=null_rng, tick=tick, counts=counts, order=order)
     norm = [j for j, m in enumerate(names) if m in NORM_METRICS]
     norm_lower, norm_upper = norm_bounds(names, values, null, level)
     lower[norm], upper[norm] = norm_lower[norm], norm_upper[norm]
