@@ -33,13 +33,33 @@ noise moves the ratio most)::
         1e5  before  0.051-0.076  1.24-1.46  16-25        0.55-0.66  0.58-0.63
              after   0.052-0.082  0.94-0.97  12-19        0.34-0.37  0.44-0.49
 
-Issue 18's target, at most 10 plain reports at 1e5, is not reached: of the ci report's
-0.95 s, the 200 bootstrap index draws with their counts take about 0.10 s and the
-200 x 1e5 null labels 0.06 s (2-3 plain reports), the PAV fits of CORP 0.3 s (dsc's
-bootstrap 0.18 s and mcb's null 0.13 s above the draws, each about 0.05 s of compiled PAV,
-the rest NumPy passes over the pairs of label runs), the smooth ECE's null draws 0.19 s
-(11 bandwidths per draw; per node count a sparse product and an FFT), and the LCS, WMSE,
-AUC and adaptive bins together about 0.15 s.
+A third round (bootstrap rows drawn as positions in the shared sort, so their counts need
+no gather; the AUC from the cumulative counts at the label runs' ends without a cumulative
+sum over the runs; fewer passes to build CORP's PAV inputs; one sort shared by the bootstrap
+and the null draws), measured against the code before it alternately in one session on the
+same machine (a CI job on the other core for part of it), ``--repeat`` 3; CPU seconds,
+range over three runs each with ``--sizes 10000 100000`` and five with ``--sizes 100000``
+alone (the plain report at 1e5 takes 0.06 s after the 1e4 runs, 0.07-0.08 s alone)::
+
+          n  code    report       ci         ci / report  boot       null
+        1e4  before  0.032-0.033  0.16       4.8-5.1      0.040      0.09
+             after   0.032-0.034  0.155-0.16 4.6-4.8      0.036      0.09
+        1e5  before  0.059-0.078  0.90-0.96  11.6-16.2    0.31-0.36  0.42-0.43
+             after   0.059-0.078  0.84-0.90  11.0-15.2    0.26-0.30  0.41-0.44
+
+Issue 18's target, at most 10 plain reports at 1e5, is still not reached (about 0.1 s of
+the ci report short on a quiet machine): of its 0.85-0.9 s, the 200 bootstrap index draws
+with their counts take about 0.06 s and the 200 x 1e5 null labels 0.045 s (1.5 plain
+reports together), the PAV fits of CORP about 0.26 s (dsc's bootstrap 0.15 s and mcb's null
+0.11 s above the draws, each about 0.045 s of compiled PAV, the rest NumPy passes over the
+pairs of label runs), the
+smooth ECE's null draws 0.18 s (11 bandwidths per draw; per chunk a transposed copy of the
+labels and, per node count (six per chunk), a sparse product and an FFT), and the LCS,
+WMSE, AUC and adaptive bins together about 0.1 s. Tried in this round and dropped (no gain
+measured): the smooth ECE's run totals from integer prefix sums of the labels (halving the
+sparse product, the prefix sums cost as much), its spectra only for the rows a node count is
+reached by (the column gather costs what the product saves), the labels transposed as bytes,
+float32 uniforms for the null labels, chunks of 2^20 or 2^21 cells.
 
 Usage: ``python benchmarks/bench_report_ci.py [--sizes 10000 100000] [--n-boot 200]
 [--repeat 3] [--no-metrics]``
