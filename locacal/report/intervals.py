@@ -89,8 +89,11 @@ BASIC_METRICS = (
 #: a transformation; on the squared scale the bias is additive, sigma^2 / bin size).
 _SQUARED_SCALE = {"calib_err": 2.0}
 
-#: Null draws evaluated together by a batch statistic (rows x n cells per chunk).
-_CHUNK_CELLS = 1 << 22
+#: Null draws (and bootstrap resamples) evaluated together by a batch statistic (rows x n
+#: cells per chunk). 2^20 (8 MB of float64 per chunk array) was about 5 % quicker than 2^22
+#: at n = 1e5 (10 rows a chunk; the same at 1e4) and 2^19 10 % slower
+#: (benchmarks/bench_report_ci.py); the draws do not depend on it.
+_CHUNK_CELLS = 1 << 20
 #: Registry metrics with a batch statistic of the same value (checked in the tests of
 #: calibration_test and tests/test_bootstrap_batch.py to 1e-12); a builder may return None
 #: (the adaptive bins when tied scores straddle a bin start), and the metric is then
