@@ -33,13 +33,34 @@ noise moves the ratio most)::
         1e5  before  0.051-0.076  1.24-1.46  16-25        0.55-0.66  0.58-0.63
              after   0.052-0.082  0.94-0.97  12-19        0.34-0.37  0.44-0.49
 
-Issue 18's target, at most 10 plain reports at 1e5, is not reached: of the ci report's
-0.95 s, the 200 bootstrap index draws with their counts take about 0.10 s and the
-200 x 1e5 null labels 0.06 s (2-3 plain reports), the PAV fits of CORP 0.3 s (dsc's
-bootstrap 0.18 s and mcb's null 0.13 s above the draws, each about 0.05 s of compiled PAV,
-the rest NumPy passes over the pairs of label runs), the smooth ECE's null draws 0.19 s
-(11 bandwidths per draw; per node count a sparse product and an FFT), and the LCS, WMSE,
-AUC and adaptive bins together about 0.15 s.
+A third round (bootstrap rows drawn as positions in the shared sort, so their counts need
+no gather; the AUC from the cumulative counts at the label runs' ends without a cumulative
+sum over the runs; fewer passes to build CORP's PAV inputs; one sort shared by the bootstrap
+and the null draws; chunks of 2^20 cells instead of 2^22), measured against the code before
+it alternately in one session on the same machine, ``--repeat`` 3; CPU seconds, range over
+three runs each with ``--sizes 10000 100000`` and six with ``--sizes 100000`` alone (the
+plain report at 1e5 takes 0.06 s after the 1e4 runs, 0.073-0.080 s alone; the ratio with
+the report alone is the lower one)::
+
+          n  code    report       ci         ci / report  boot       null
+        1e4  before  0.033-0.036  0.18-0.19  5.2-5.7      0.048-0.051  0.093-0.097
+             after   0.032-0.034  0.15-0.16  4.7-4.8      0.034-0.037  0.087-0.091
+        1e5  before  0.059-0.080  0.88-0.98  11.0-16.6    0.31-0.35    0.41-0.45
+             after   0.058-0.079  0.80-0.86  10.3-14.4    0.25-0.26    0.40-0.43
+
+Issue 18's target, at most 10 plain reports at 1e5, is still not reached, by 0.3-1.1 plain
+reports (0.03-0.08 s of the ci report) with the plain report timed alone: of the ci report's
+0.80-0.86 s, the 200 bootstrap index draws with their counts take about 0.06 s and the
+200 x 1e5 null labels 0.045 s (1.5 plain reports together), the PAV fits of CORP about
+0.26 s (dsc's bootstrap 0.15 s and mcb's null 0.11 s above the draws, each about 0.045 s of
+compiled PAV, the rest NumPy passes over the pairs of label runs), the smooth ECE's null
+draws 0.18 s (11 bandwidths per draw; per chunk a transposed copy of the labels and, per
+node count (six per chunk of draws), a sparse product and an FFT), and the LCS, WMSE, AUC and
+adaptive bins together about 0.1 s. Tried in this round and dropped (no gain measured): the
+smooth ECE's run totals from integer prefix sums of the labels (halving the sparse product;
+the prefix sums cost as much), its spectra only for the rows that reach a node count (the
+column gather costs what the product saves), the labels transposed as bytes, float32
+uniforms for the null labels (no quicker), chunks of 2^19 cells (10 % slower than 2^20).
 
 Usage: ``python benchmarks/bench_report_ci.py [--sizes 10000 100000] [--n-boot 200]
 [--repeat 3] [--no-metrics]``

@@ -123,11 +123,12 @@ def test_bootstrap_replicates_equal_the_resample_loop(frequency):
     got = bootstrap_replicates(names, s, y, weights=w, true_p=p, threshold=0.5, n_boot=5,
                                rng=np.random.default_rng(2), tick=lambda: None, counts=f)
     rng = np.random.default_rng(2)
+    order = sorted_order(s, y, w)  # the rows are drawn as positions in the shared sort
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", CalibrationWarning)
         for b in range(5):
             if f is None:
-                idx = rng.integers(0, s.size, s.size)
+                idx = order[rng.integers(0, s.size, s.size)]
                 want = evaluate(names, s[idx], y[idx], weights=w[idx], true_p=p[idx])
             else:
                 drawn = bootstrap_counts(rng, f, s.size, 1)[0].astype(np.float64)

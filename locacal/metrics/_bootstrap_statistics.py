@@ -124,11 +124,11 @@ class CountBatch:
         if by_runs or {"calib_mse", "calib_err", "refinement"} & set(names):
             cache["cum"] = np.cumsum(c, axis=1)  # for the runs and the adaptive bins
         if by_runs:
-            ends = cache["cum"][:, self.run_last]
+            ends = np.take(cache["cum"], self.run_last, axis=1)  # quicker than [:, idx]
             runs = np.empty_like(ends)  # the runs' counts, differences of their ends
             runs[:, 0] = ends[:, 0]
             np.subtract(ends[:, 1:], ends[:, :-1], out=runs[:, 1:])
-            cache["runs"] = runs
+            cache["runs"], cache["ends"] = runs, ends
         with np.errstate(divide="ignore", invalid="ignore"):
             for j, name in enumerate(names):
                 out[:, j] = self._metric(name, c, sums, cache)
@@ -186,7 +186,7 @@ class CountBatch:
             rate = sums[:, _WY] / total
             return rate * (1.0 - rate)
         if name == "auc":
-            return self._auc(c, cache.get("runs"))
+            return self._auc(c, cache.get("runs"), cache.get("ends"))
         if name in ("calib_mse", "calib_err", "refinement"):
             if "refinement" not in cache:
                 cache["calib_mse"], cache["refinement"] = self._adaptive(c, cache["cum"])
@@ -210,20 +210,28 @@ class CountBatch:
             return values
         return np.add.reduceat(values, self.group_starts, axis=-1)
 
-    def _auc(self, c: np.ndarray, runs: np.ndarray | None = None) -> np.ndarray:
+    def _auc(self, c: np.ndarray, runs: np.ndarray | None = None,
+             ends: np.ndarray | None = None) -> np.ndarray:
         """Mann-Whitney AUC of each resample:
         sum_g W+_g (sum_{h<g} W-_h + W-_g / 2) / (W+ W-) over tied-score groups g
         (:attr:`locacal.metrics._prepared.PreparedSample.mann_whitney_auc`). Without
         weights in integers (exact: the sums stay below 2^63 for N < 2^31 observations);
-        without weights and ties from the counts of the runs of equal labels (``runs``):
-        a positive run's observations all have the same negatives below them."""
-        if runs is not None:
+        without weights and ties from the counts of the runs of equal labels (``runs``,
+        ``ends`` their cumulative counts): a positive run's observations all have the same
+        negatives below them.
+
+        With E_k the k-th run of events and A_k the observations before it (the cumulative
+        count at the end of the run before it), the negatives below it are
+        A_k - sum_{j<k} E_j, and sum_k E_k sum_{j<k} E_j = (P^2 - sum_k E_k^2) / 2, P the
+        events: the numerator without a cumulative sum over the runs."""
+        if runs is not None and ends is not None:
             events, negatives = runs[:, self.lead::2], runs[:, 1 - self.lead::2]
-            below = np.cumsum(negatives, axis=1)
             p_sum, n_sum = events.sum(axis=1), negatives.sum(axis=1)
-            # the k-th run of events lies above the first k + lead runs of non-events
-            twice = 2 * np.einsum("ij,ij->i", events[:, 1 - self.lead:],
-                                  below[:, :events.shape[1] - 1 + self.lead])
+            # the k-th run of events follows run lead + 2k - 1 (none before the first when
+            # lead = 0); twice the numerator: 2 sum_k E_k (A_k - sum_{j<k} E_j)
+            before = ends[:, 1 - self.lead::2][:, :events.shape[1] - 1 + self.lead]
+            twice = (2 * np.einsum("ij,ij->i", events[:, 1 - self.lead:], before)
+                     - p_sum * p_sum + np.einsum("ij,ij->i", events, events))
         else:
             if self.weighted:
                 pos = self._group_sums(c * self.wy)
@@ -316,10 +324,12 @@ class CountBatch:
         A leading run of non-events is left out: its mean 0 is the least, so its fit is 0
         (no error) and its constraint binds nothing.
         """
-        events = runs[:, self.lead::2]
+        events = np.ascontiguousarray(runs[:, self.lead::2])  # one copy, flat below
         following = runs[:, self.lead + 1::2]
-        weight = events.copy()
-        weight[:, :following.shape[1]] += following
+        paired = following.shape[1]
+        weight = np.empty_like(events)
+        np.add(events[:, :paired], following, out=weight[:, :paired])
+        weight[:, paired:] = events[:, paired:]
         rows, groups = weight.shape
         held = np.flatnonzero(weight)
         pooled = weight.ravel()[held].astype(np.float64)
@@ -385,8 +395,13 @@ def isotonic_binary_errors(labels: np.ndarray) -> np.ndarray:
     flat = y.ravel().view(np.uint8)
     cum = np.cumsum(flat, dtype=np.int32 if flat.size < 2**31 else np.int64)
     # counts and events of consecutive pairs (across rows too: each row starts a pair)
-    weight = np.diff(last, prepend=-1).astype(np.float64)
-    events = np.diff(cum[last], prepend=0)
+    weight = np.empty(last.size)  # the pairs' sizes, written as floats at once
+    weight[0] = last[0] + 1
+    np.subtract(last[1:], last[:-1], out=weight[1:])
+    ends = cum[last]
+    events = np.empty_like(ends)
+    events[0] = ends[0]
+    np.subtract(ends[1:], ends[:-1], out=events[1:])
     return _pav_errors(weight, events / weight,
                        np.searchsorted(first, np.arange(rows + 1) * n))
 

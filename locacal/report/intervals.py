@@ -89,8 +89,11 @@ BASIC_METRICS = (
 #: a transformation; on the squared scale the bias is additive, sigma^2 / bin size).
 _SQUARED_SCALE = {"calib_err": 2.0}
 
-#: Null draws evaluated together by a batch statistic (rows x n cells per chunk).
-_CHUNK_CELLS = 1 << 22
+#: Null draws (and bootstrap resamples) evaluated together by a batch statistic (rows x n
+#: cells per chunk). 2^20 (8 MB of float64 per chunk array) was about 5 % quicker than 2^22
+#: at n = 1e5 (10 rows a chunk; the same at 1e4) and 2^19 10 % slower
+#: (benchmarks/bench_report_ci.py); the draws do not depend on it.
+_CHUNK_CELLS = 1 << 20
 #: Registry metrics with a batch statistic of the same value (checked in the tests of
 #: calibration_test and tests/test_bootstrap_batch.py to 1e-12); a builder may return None
 #: (the adaptive bins when tied scores straddle a bin start), and the metric is then
@@ -148,7 +151,8 @@ def bootstrap_replicates(names: Sequence[str], scores: np.ndarray, labels: np.nd
                          weights: np.ndarray | None, true_p: np.ndarray | None,
                          threshold: float, n_boot: int, rng: np.random.Generator,
                          tick: Callable[[], None],
-                         counts: np.ndarray | None = None) -> np.ndarray:
+                         counts: np.ndarray | None = None,
+                         order: np.ndarray | None = None) -> np.ndarray:
     """The named metrics on ``n_boot`` resamples of the rows drawn with replacement.
 
     Returns an ``(n_boot, len(names))`` array; NaN where a replicate is undefined (counted
@@ -163,14 +167,18 @@ def bootstrap_replicates(names: Sequence[str], scores: np.ndarray, labels: np.nd
     (:class:`~locacal.metrics._bootstrap_statistics.CountBatch`, equal to the metric on
     the expanded resample), the others one resample at a time through
     :func:`~locacal.metrics.registry.evaluate`. The draws (row indices, or multinomial
-    counts) and their order are the same either way.
+    counts) and their order are the same either way: the row indices are drawn as positions
+    in that sort (uniform, so uniform rows), whose counts the batch takes as they are.
+    ``order``: that sort (:func:`~locacal.metrics._bootstrap_statistics.sorted_order`) when
+    the caller has it already.
     """
     n = scores.size
     replicates = np.full((n_boot, len(names)), np.nan)
     batched = [j for j, m in enumerate(names) if m in BATCHED]
     looped = [m for m in names if m not in BATCHED]
     looped_columns = [j for j, m in enumerate(names) if m not in BATCHED]
-    order = sorted_order(scores, labels, weights)
+    if order is None:
+        order = sorted_order(scores, labels, weights)
     batch = (CountBatch(scores[order], labels[order],
                         None if weights is None else weights[order],
                         None if true_p is None else true_p[order], threshold)
@@ -190,10 +198,13 @@ def bootstrap_replicates(names: Sequence[str], scores: np.ndarray, labels: np.nd
                         true_p=true_p, threshold=threshold))
                     replicates[start + k, looped_columns] = [row[m] for m in looped]
             else:
-                idx = rng.integers(0, n, size=n)
+                # positions in the sorted order: their counts are the batch's directly,
+                # the rows order[positions] the looped metrics' resample
+                positions = rng.integers(0, n, size=n)
                 if batch is not None:
-                    chunk[k] = np.bincount(idx, minlength=n)[order]
+                    chunk[k] = np.bincount(positions, minlength=n)
                 if looped:
+                    idx = order[positions]
                     row = _quiet(lambda idx=idx: evaluate(
                         looped, scores[idx], labels[idx],
                         weights=None if weights is None else weights[idx],
@@ -302,19 +313,24 @@ def _null_draws(scores: np.ndarray, n_draws: int, rng: np.random.Generator
 @_one_blas_thread
 def null_values(names: Sequence[str], scores: np.ndarray, *, weights: np.ndarray | None,
                 threshold: float, n_draws: int, rng: np.random.Generator,
-                tick: Callable[[], None], counts: np.ndarray | None = None) -> np.ndarray:
+                tick: Callable[[], None], counts: np.ndarray | None = None,
+                order: np.ndarray | None = None) -> np.ndarray:
     """Each named metric on ``n_draws`` label vectors D* ~ Bernoulli(scores).
 
     Returns an ``(n_draws, len(names))`` array; columns of names outside
     :data:`NULL_METRICS` are NaN. The rows are sorted by score first (the metrics do not
     depend on the row order). With ``counts`` (frequency weights, ``weights`` relative) each
     observation draws its own label: a row of f copies holds Binomial(f, s) events, split
-    into an event row and a non-event row with those counts.
+    into an event row and a non-event row with those counts. ``order``: a row order that
+    sorts the scores ascending, when the caller has one (the bootstrap's; tied scores may
+    come in any order, which moves the draws of tied rows only); by default the stable
+    argsort of the scores.
     """
     if counts is not None:
         return _null_values_counts(names, scores, weights, counts, threshold, n_draws, rng,
                                    tick)
-    order = np.argsort(scores, kind="stable")
+    if order is None:
+        order = np.argsort(scores, kind="stable")
     s = scores[order]
     w = None if weights is None else weights[order]
     wanted = [m for m in names if m in NULL_METRICS]
@@ -415,18 +431,20 @@ def report_intervals(names: Sequence[str], scores: np.ndarray, labels: np.ndarra
     boot = [j for j, m in enumerate(names) if m not in NORM_METRICS]
     lower, upper = np.full(len(names), np.nan), np.full(len(names), np.nan)
     boot_names = [names[j] for j in boot]
+    # one sort for the bootstrap and the null draws (by score, ties by label and weight)
+    order = sorted_order(scores, labels, weights)
     if boot_names:
         replicates = bootstrap_replicates(boot_names, scores, labels, weights=weights,
                                           true_p=true_p, threshold=threshold,
                                           n_boot=n_boot, rng=boot_rng, tick=tick,
-                                          counts=counts)
+                                          counts=counts, order=order)
         lower[boot], upper[boot] = interval_bounds(boot_names, values[boot], replicates,
                                                    level)
     else:
         for _ in range(n_boot):
             tick()
     null = null_values(names, scores, weights=weights, threshold=threshold, n_draws=n_boot,
-                       rng=null_rng, tick=tick, counts=counts)
+                       rng=null_rng, tick=tick, counts=counts, order=order)
     norm = [j for j, m in enumerate(names) if m in NORM_METRICS]
     norm_lower, norm_upper = norm_bounds(names, values, null, level)
     lower[norm], upper[norm] = norm_lower[norm], norm_upper[norm]
