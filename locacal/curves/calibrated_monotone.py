@@ -126,7 +126,7 @@ from locacal._validation import (
     check_scores_labels,
     check_seed,
 )
-from locacal.curves.monotone import MonotoneBand, _running_lower, window_level
+from locacal.curves.monotone import MonotoneBand, cell_bounds, sorted_rows, window_level
 from locacal.curves.simultaneous import band_range
 
 __all__ = ["CELLS", "DRAWS", "TRUTHS", "CalibratedMonotoneBand", "calibrated_monotone_band",
@@ -289,11 +289,7 @@ def calibrated_monotone_band(scores: Any, labels: Any, level: float = 0.95,
     seed = check_seed(seed)
     if points is not None:
         points = np.unique(check_points(points, "points"))
-    weight = np.ones_like(scores) if counts is None else counts
-    keep = weight > 0
-    scores, labels, weight = scores[keep], labels[keep], weight[keep]
-    order = np.argsort(scores, kind="stable")
-    scores, labels, weight = scores[order], labels[order], weight[order]
+    scores, labels, weight = sorted_rows(scores, labels, counts)
     used = None if counts is None else weight
     value = _truth(scores, labels, used, weight, truth)
     starts = equal_count_cells(scores, weight, CELLS)
@@ -345,7 +341,6 @@ def calibrated_monotone_band(scores: Any, labels: Any, level: float = 0.95,
     minima.sort()
     rank = max(math.ceil((1.0 - level) * draws - 1e-9), 1)
     delta = min(max(float(minima[rank - 1]), window_level(level, windows)), 0.5)
-    lower = _running_lower(e_cell, n_cell, delta)
-    upper = 1.0 - _running_lower((n_cell - e_cell)[::-1], n_cell[::-1], delta)[::-1]
+    lower, upper = cell_bounds(e_cell, n_cell, delta)
     return CalibratedMonotoneBand(first, last, lower, upper, windows, delta,
                                   cells < np.unique(scores).size, minima, truth)

@@ -101,8 +101,8 @@ from scipy.special import betaincinv
 
 from locacal._validation import check_frequency_weights, check_level, check_scores_labels
 
-__all__ = ["DIGITS", "MAX_CELLS", "MonotoneBand", "clopper_pearson_lower", "monotone_band",
-           "window_level"]
+__all__ = ["DIGITS", "MAX_CELLS", "MonotoneBand", "cell_bounds", "clopper_pearson_lower",
+           "monotone_band", "sorted_rows", "window_level"]
 
 #: Decimal digits of the cells when the distinct scores are too many (width 10^-DIGITS).
 DIGITS = 3
@@ -197,11 +197,7 @@ def monotone_band(scores: Any, labels: Any, level: float = 0.95,
                                             warn_class_predictions=False)
     level = check_level(level)
     counts = check_frequency_weights(counts, scores.size, "counts")
-    weight = np.ones_like(scores) if counts is None else counts
-    keep = weight > 0
-    scores, labels, weight = scores[keep], labels[keep], weight[keep]
-    order = np.argsort(scores, kind="stable")
-    scores, labels, weight = scores[order], labels[order], weight[order]
+    scores, labels, weight = sorted_rows(scores, labels, counts)
     distinct = np.r_[True, scores[1:] != scores[:-1]]
     rounded = int(distinct.sum()) > MAX_CELLS
     key = np.floor(scores * 10.0 ** DIGITS) if rounded else scores
@@ -212,9 +208,29 @@ def monotone_band(scores: Any, labels: Any, level: float = 0.95,
     cells = starts.size
     windows = cells * (cells + 1) // 2
     delta = window_level(level, windows)
-    lower = _running_lower(e_cell, n_cell, delta)
-    upper = 1.0 - _running_lower((n_cell - e_cell)[::-1], n_cell[::-1], delta)[::-1]
+    lower, upper = cell_bounds(e_cell, n_cell, delta)
     return MonotoneBand(scores[starts], scores[ends], lower, upper, windows, delta, rounded)
+
+
+def sorted_rows(scores: np.ndarray, labels: np.ndarray, counts: np.ndarray | None
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The rows of positive weight (``counts``, or 1 each), sorted by score (stable):
+    ``(scores, labels, weight)``."""
+    weight = np.ones_like(scores) if counts is None else counts
+    keep = weight > 0
+    order = np.argsort(scores[keep], kind="stable")
+    return scores[keep][order], labels[keep][order], weight[keep][order]
+
+
+def cell_bounds(events: np.ndarray, n: np.ndarray, delta: float
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """Each cell's lower and upper bound at window level ``delta``: the largest one-sided
+    Clopper-Pearson lower bound of the windows ending at or before it, and the smallest
+    upper bound of the windows starting at or after it (the lower bounds of the
+    non-events, read from the right)."""
+    lower = _running_lower(events, n, delta)
+    upper = 1.0 - _running_lower((n - events)[::-1], n[::-1], delta)[::-1]
+    return lower, upper
 
 
 def _running_lower(events: np.ndarray, n: np.ndarray, delta: float) -> np.ndarray:
