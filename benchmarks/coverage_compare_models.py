@@ -176,11 +176,8 @@ def run(dgps, sizes, reps, n_boot, delong_reps, big, seed, out=None, test_only=F
                 for row in block:
                     row["cover_95%"] = row["se_cover"] = np.nan
                 rows += block
-                print(f"  {dgp}, n = {n}: {r} data sets x {n_boot} permutations, "
-                      f"{time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
-                _show(pd.DataFrame(block))
-                if out:
-                    pd.DataFrame(rows).to_csv(out, index=False)
+                _block_done(f"{dgp}, n = {n}: {r} data sets x {n_boot} permutations", start,
+                            block, rows, out)
                 continue
             # DeLong: no resampling, many data sets
             frame = []
@@ -190,11 +187,8 @@ def run(dgps, sizes, reps, n_boot, delong_reps, big, seed, out=None, test_only=F
                 frame.append(t.to_frame())
             block.append(_summary(dgp, n, "auc", pd.concat(frame), true["auc"], err["auc"], 0))
             rows += block
-            print(f"  {dgp}, n = {n}: {r} data sets x {n_boot} resamples, {r_delong} for "
-                  f"DeLong, {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
-            _show(pd.DataFrame(block))
-            if out:
-                pd.DataFrame(rows).to_csv(out, index=False)
+            _block_done(f"{dgp}, n = {n}: {r} data sets x {n_boot} resamples, {r_delong} for "
+                        "DeLong", start, block, rows, out)
     return pd.DataFrame(rows)
 
 
@@ -261,11 +255,8 @@ def intervals(metrics, dgps, sizes, reps, n_boot, big, seed, out=None,
                     row[f"se_{name}"] = np.sqrt(cover * (1 - cover) / r)
                     row[f"width_{name}"] = float(np.mean(x[:, hi] - x[:, lo]))
                 rows.append(row)
-            print(f"  {dgp}, n = {n}: {r} data sets x {n_boot} resamples, "
-                  f"{time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
-            _show(pd.DataFrame(rows[-len(metrics):]))
-            if out:
-                pd.DataFrame(rows).to_csv(out, index=False)
+            _block_done(f"{dgp}, n = {n}: {r} data sets x {n_boot} resamples", start,
+                        rows[-len(metrics):], rows, out)
     return pd.DataFrame(rows)
 
 
@@ -320,6 +311,15 @@ def variants(metric, dgps, sizes, reps, n_boot, big, seed) -> pd.DataFrame:
                              "cover_95%": cover, "se_cover": np.sqrt(cover * (1 - cover) / reps)})
             _show(pd.DataFrame(rows[-len(hits):]))
     return pd.DataFrame(rows)
+
+
+def _block_done(what: str, start: float, block: list[dict], rows: list[dict],
+                out: str | None) -> None:
+    """A finished block: its time on stderr, its rows printed, every row so far saved."""
+    print(f"  {what}, {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
+    _show(pd.DataFrame(block))
+    if out:
+        pd.DataFrame(rows).to_csv(out, index=False)
 
 
 def _show(table: pd.DataFrame) -> None:
