@@ -237,6 +237,7 @@ def test_smece_batch_bound_holds_and_decides_large_bandwidths():
     """U(sigma) >= smECE(sigma) at every bandwidth with a bound; rows whose search ends on
     a bandwidth decided by the bound alone (one-signed residuals: U = smECE, sigma = 1 kept)
     are evaluated there, as the metric."""
+    from locacal.localfit import event_prefix
     from locacal.metrics import smece
     from locacal.metrics._smooth_ece_batch import _Bandwidth, _Nodes, smece_batch
     from locacal.metrics.smooth_ece import _node_count, _Residuals
@@ -251,7 +252,7 @@ def test_smece_batch_bound_holds_and_decides_large_bandwidths():
         for k in (1024, 256, 32, 16, 8, 5, 7):
             sigma = k / 1024
             at = _Bandwidth(_Nodes(scores, _node_count(sigma)), sigma)
-            mass = at.nodes.residual_masses(rows_t)
+            mass = at.nodes.residual_masses(rows_t, event_prefix(rows))
             bound = at.bound(lambda m, mass=mass: mass, np.arange(rows.shape[0]))
             exact = np.array([_Residuals(scores, y).smece(sigma) for y in rows])
             assert (bound >= exact * (1 - 1e-12)).all(), (k, bound, exact)

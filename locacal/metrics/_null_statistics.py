@@ -2,7 +2,11 @@
 
 Each ``*_batch(scores, weights)`` takes the scores sorted ascending (weights in the same order)
 and returns a function mapping a ``(B, n)`` matrix of 0/1 label vectors, in that same order, to
-the B values of the statistic. Everything that depends on the scores only (windows, bins,
+the B values of the statistic. The LCS and WMSE statistics (and the smooth ECE's,
+:mod:`locacal.metrics._smooth_ece_batch`) also take ``prefix``, the running event counts of
+the batch (:func:`locacal.localfit.event_prefix`), so that a caller evaluating
+several of them on the same labels computes it once (unit weights only; ignored with
+weights). Everything that depends on the scores only (windows, bins,
 density weights, tied groups) is computed once, so a resample costs a few passes over its
 labels. Each batch function equals its scalar metric (tests check this to 1e-12).
 """
@@ -18,7 +22,13 @@ from locacal.data.bins import default_bin_size, sorted_bins
 from locacal.data.quantile import normalised_weights
 from locacal.data.sample import SortedSample
 from locacal.density import reflected_bandwidth, reflected_kde_values
-from locacal.localfit import LocalParams, effective_count, fit
+from locacal.localfit import (
+    LocalParams,
+    effective_count,
+    event_prefix,
+    label_fits,
+    label_windows,
+)
 from locacal.localfit._knn import knn_runs
 from locacal.localfit._window import fixed_or_nn_bandwidth, window_bounds
 from locacal.metrics._bootstrap_statistics import (
@@ -68,11 +78,13 @@ def lcs_batch(scores: np.ndarray, weights: np.ndarray | None) -> BatchStatistic:
     # the rows in the caller's order (their labels come with each batch)
     sample = SortedSample(scores, np.zeros(scores.size, dtype=bool), weights)
     params = LocalParams(0, _LCS_NN, None, "rect")
+    windows = label_windows(sample, params, grid)  # the scores' only: once for all batches
     density = reflected_kde_values(scores, grid, weights, is_sorted=True)
     density = density / density.sum()
 
-    def statistic(labels: np.ndarray) -> np.ndarray:
-        fit_values = fit(sample, grid, params, labels=labels).value
+    def statistic(labels: np.ndarray, prefix: np.ndarray | None = None) -> np.ndarray:
+        fit_values = label_fits(sample, params, grid, labels, windows=windows,
+                                prefix=None if weights is not None else prefix)
         return ((fit_values - grid) ** 2) @ density
 
     return statistic
@@ -98,14 +110,13 @@ def wmse_batch(scores: np.ndarray, weights: np.ndarray | None) -> BatchStatistic
     density = reflected_kde_values(s, grid, w, bandwidth=h)
     density = density / density.sum()
 
-    def statistic(labels: np.ndarray) -> np.ndarray:
-        weighted = _weighted(labels[:, keep], w)
+    def statistic(labels: np.ndarray, prefix: np.ndarray | None = None) -> np.ndarray:
         if w is None:  # event counts: the same (whole) sums by a quicker integer cumsum
-            prefix = np.zeros((labels.shape[0], weighted.shape[1] + 1), dtype=np.int32)
-            np.cumsum(weighted.astype(np.int32), axis=1, dtype=np.int32, out=prefix[:, 1:])
+            if prefix is None:
+                prefix = event_prefix(labels)
         else:
-            prefix = np.zeros((labels.shape[0], weighted.shape[1] + 1))
-            np.cumsum(weighted, axis=1, out=prefix[:, 1:])
+            prefix = np.zeros((labels.shape[0], s.size + 1))
+            np.cumsum(_weighted(labels[:, keep], w), axis=1, out=prefix[:, 1:])
         inner = (prefix[:, runs.b_in] - prefix[:, runs.a_in]).astype(np.float64)
         edge = (prefix[:, runs.b_all] - prefix[:, runs.a_all]).astype(np.float64) - inner
         means = (inner + runs.share * edge) / k

@@ -37,6 +37,7 @@ import numpy as np
 from scipy import fft, sparse
 from scipy.stats import norm
 
+from locacal.localfit import event_prefix
 from locacal.metrics.smooth_ece import (
     _BISECTIONS,
     _MASS_FLOOR,
@@ -90,12 +91,11 @@ class _Nodes:
         new = np.r_[True, left[1:] != left[:-1]]
         runs = np.flatnonzero(new)
         self.nodes = left[runs]
-        # per run: the labels' shares to the left node, and their total (2 rows per run)
         run = np.cumsum(new) - 1
         n, r = scores.size, runs.size
-        self.shares = sparse.csr_matrix(
-            (np.concatenate([1.0 - frac, np.ones(n)]),
-             (np.concatenate([run, run + r]), np.tile(np.arange(n), 2))), shape=(2 * r, n))
+        # per run: the labels' shares to the left node (their total: the running counts)
+        self.shares = sparse.csr_matrix((1.0 - frac, (run, np.arange(n))), shape=(r, n))
+        self.starts, self.ends = runs, np.r_[runs[1:], n]
         # the scores' own shares (s to the left node, s frac to the right one) and mass
         self.score_left = np.add.reduceat(scores * (1.0 - frac), runs)
         self.score_right = np.add.reduceat(scores * frac, runs)
@@ -108,13 +108,13 @@ class _Nodes:
         self.size = period if self.route != "padded" else fft.next_fast_len(3 * m - 2,
                                                                             real=True)
 
-    def residual_masses(self, labels_t: np.ndarray) -> np.ndarray:
+    def residual_masses(self, labels_t: np.ndarray, prefix: np.ndarray) -> np.ndarray:
         """Node masses of the residuals s - y of each label vector (the columns of
-        ``labels_t``, (n, B) C-contiguous), (B, m): the scores' shares less the labels'
-        (one sparse product gives the labels' left shares and run totals)."""
-        r = self.nodes.size
-        shares = self.shares @ labels_t
-        to_left, totals = shares[:r].T, shares[r:].T
+        ``labels_t``, (n, B) C-contiguous; ``prefix``: their running event counts), (B, m):
+        the scores' shares less the labels' (a sparse product gives the labels' left
+        shares, the running counts their run totals)."""
+        to_left = (self.shares @ labels_t).T
+        totals = (prefix[:, self.ends] - prefix[:, self.starts]).astype(np.float64)
         mass = np.zeros((labels_t.shape[1], self.m))
         mass[:, self.nodes] = self.score_left - to_left
         mass[:, self.nodes + 1] += self.score_right - (totals - to_left)
@@ -207,14 +207,18 @@ def smece_batch(scores: np.ndarray, weights: np.ndarray | None
             at_sigma[sigma] = _Bandwidth(grid(_node_count(sigma)), sigma)
         return at_sigma[sigma]
 
-    def statistic(labels: np.ndarray) -> np.ndarray:
+    def statistic(labels: np.ndarray, prefix: np.ndarray | None = None) -> np.ndarray:
+        """The B values; ``prefix``: :func:`~locacal.localfit.event_prefix` of
+        ``labels`` when the caller has it."""
         labels_t = np.ascontiguousarray(labels.T)
+        if prefix is None:
+            prefix = event_prefix(labels)
         masses: dict[int, np.ndarray] = {}   # per node count, every row's (one product)
         spectra: dict[int, np.ndarray] = {}
 
         def mass(m: int) -> np.ndarray:
             if m not in masses:
-                masses[m] = grid(m).residual_masses(labels_t)
+                masses[m] = grid(m).residual_masses(labels_t, prefix)
             return masses[m]
 
         def values(rows: np.ndarray, sigma: float) -> np.ndarray:

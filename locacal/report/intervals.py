@@ -40,6 +40,7 @@ from threadpoolctl import threadpool_limits
 
 from locacal._validation import CalibrationWarning, warn
 from locacal.data.frequency import bootstrap_counts, consistency_counts, split_by_label
+from locacal.localfit import event_prefix
 from locacal.metrics._bootstrap_statistics import BATCHED, CountBatch, sorted_order
 from locacal.metrics._null_statistics import (
     adaptive_batch,
@@ -112,6 +113,10 @@ _BATCHES = {
 #: Batched null statistics that are the square root of another one's: taken from its values
 #: when both are wanted (the same bits as their own batch statistic).
 _ROOT_OF = {"calib_err": "calib_mse"}
+#: Batched null statistics that take the running event counts of a chunk (``prefix``,
+#: :func:`locacal.localfit.event_prefix`) without weights: computed once per
+#: chunk for all of them.
+_PREFIX_TAKERS = ("lcs", "wmse", "smece")
 
 
 _F = TypeVar("_F", bound=Callable[..., Any])
@@ -340,13 +345,16 @@ def null_values(names: Sequence[str], scores: np.ndarray, *, weights: np.ndarray
     rooted = {m: _ROOT_OF[m] for m in batched if _ROOT_OF.get(m) in batched}
     for m in rooted:
         del batched[m]
+    shared = [m for m in batched if m in _PREFIX_TAKERS] if w is None else []
     values = np.full((n_draws, len(wanted)), np.nan)
     column = {m: j for j, m in enumerate(wanted)}
     done = 0
     for labels in _null_draws(s, n_draws, rng):
         rows = slice(done, done + labels.shape[0])
+        prefix = event_prefix(labels) if shared else None
         for m, batch in batched.items():
-            values[rows, column[m]] = batch(labels)
+            values[rows, column[m]] = (batch(labels, prefix=prefix) if m in shared
+                                       else batch(labels))
         for m, source in rooted.items():
             values[rows, column[m]] = np.sqrt(values[rows, column[source]])
         for i, y in enumerate(labels):
