@@ -92,14 +92,21 @@ def resampled_fits(sample: SortedSample, params: LocalParams, grid: np.ndarray,
     return out
 
 
-def event_prefix(labels: np.ndarray) -> np.ndarray:
+def event_prefix(labels: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """Running event counts of B 0/1 label vectors, (B, n + 1) int32 with a zero first
     column: ``prefix[b, i]`` is the number of events among the first i rows of vector b.
     Whole sums, exact; an integer cumulative sum is several times quicker than a float
     one. The local fits of :func:`label_fits` and the null statistics of several metrics
-    take their window sums from it (one for all of them per batch of label vectors)."""
-    prefix = np.zeros((labels.shape[0], labels.shape[1] + 1), dtype=np.int32)
-    np.cumsum(labels.astype(np.int32), axis=1, dtype=np.int32, out=prefix[:, 1:])
+    take their window sums from it (one for all of them per batch of label vectors).
+    ``out``: an int32 array of at least that many elements to hold it (a view of its start
+    is returned), for a caller that computes it for batch after batch."""
+    shape = (labels.shape[0], labels.shape[1] + 1)
+    if out is None:
+        prefix = np.empty(shape, dtype=np.int32)
+    else:
+        prefix = out.reshape(-1)[:shape[0] * shape[1]].reshape(shape)
+    prefix[:, 0] = 0
+    np.cumsum(labels, axis=1, dtype=np.int32, out=prefix[:, 1:])  # no int32 copy first
     return prefix
 
 

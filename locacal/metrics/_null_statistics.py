@@ -6,7 +6,8 @@ the B values of the statistic. The LCS and WMSE statistics (and the smooth ECE's
 :mod:`locacal.metrics._smooth_ece_batch`) also take ``prefix``, the running event counts of
 the batch (:func:`locacal.localfit.event_prefix`), so that a caller evaluating
 several of them on the same labels computes it once (unit weights only; ignored with
-weights). Everything that depends on the scores only (windows, bins,
+weights); so do the binned ones (ECE, QMSE, calib_mse), whose bin sums are then differences
+of it. Everything that depends on the scores only (windows, bins,
 density weights, tied groups) is computed once, so a resample costs a few passes over its
 labels. Each batch function equals its scalar metric (tests check this to 1e-12).
 """
@@ -63,6 +64,24 @@ def rowwise(metric: Callable[[np.ndarray, np.ndarray, np.ndarray | None], float]
 
 def _weighted(labels: np.ndarray, weights: np.ndarray | None) -> np.ndarray:
     return labels if weights is None else labels * weights
+
+
+def _bin_sums(starts: np.ndarray, n: int, weights: np.ndarray | None
+              ) -> Callable[[np.ndarray, np.ndarray | None], np.ndarray]:
+    """Per row of a label matrix, the sums of ``w y`` over the bins of sorted rows that
+    begin at ``starts``: ``np.add.reduceat``, or without weights the differences of the
+    running event counts ``prefix`` at the bin ends when the caller has them (the same whole
+    numbers). Strictly increasing starts only on that route (reduceat gives an empty bin
+    its first row)."""
+    ends = np.r_[starts[1:], n]
+    by_counts = weights is None and bool(np.all(starts < ends))
+
+    def sums(labels: np.ndarray, prefix: np.ndarray | None) -> np.ndarray:
+        if by_counts and prefix is not None:
+            return (prefix[:, ends] - prefix[:, starts]).astype(np.float64)
+        return np.add.reduceat(_weighted(labels, weights), starts, axis=1)
+
+    return sums
 
 
 def lcs_batch(scores: np.ndarray, weights: np.ndarray | None) -> BatchStatistic:
@@ -170,9 +189,10 @@ def binned_batch(scores: np.ndarray, weights: np.ndarray | None, *,
     score_sum = np.add.reduceat(w * scores, starts)
     keep = bin_weight > 0
     total = float(bin_weight.sum())
+    label_sums = _bin_sums(starts, scores.size, weights)
 
-    def statistic(labels: np.ndarray) -> np.ndarray:
-        gap = (np.add.reduceat(_weighted(labels, weights), starts, axis=1) - score_sum)[:, keep]
+    def statistic(labels: np.ndarray, prefix: np.ndarray | None = None) -> np.ndarray:
+        gap = (label_sums(labels, prefix) - score_sum)[:, keep]
         if squared:
             return (gap**2 / bin_weight[keep]).sum(axis=1) / total
         return np.abs(gap).sum(axis=1) / total
@@ -282,10 +302,10 @@ def adaptive_batch(scores: np.ndarray, weights: np.ndarray | None, *,
     bin_weight = np.add.reduceat(w, starts)
     mean_score = np.add.reduceat(w * scores, starts) / bin_weight
     total = float(bin_weight.sum())
+    label_sums = _bin_sums(starts, n, weights)
 
-    def statistic(labels: np.ndarray) -> np.ndarray:
-        gap = mean_score - np.add.reduceat(_weighted(labels, weights), starts,
-                                           axis=1) / bin_weight
+    def statistic(labels: np.ndarray, prefix: np.ndarray | None = None) -> np.ndarray:
+        gap = mean_score - label_sums(labels, prefix) / bin_weight
         value = (gap**2 @ bin_weight) / total
         return np.sqrt(value) if root else value
 

@@ -45,7 +45,6 @@ from locacal.metrics.smooth_ece import (
     _MIN_SIGMA,
     _node_count,
     _node_positions,
-    _NodeMasses,
     _smooth_masses,
 )
 
@@ -91,17 +90,18 @@ class _Nodes:
         new = np.r_[True, left[1:] != left[:-1]]
         runs = np.flatnonzero(new)
         self.nodes = left[runs]
-        run = np.cumsum(new) - 1
-        n, r = scores.size, runs.size
-        # per run: the labels' shares to the left node (their total: the running counts)
-        self.shares = sparse.csr_matrix((1.0 - frac, (run, np.arange(n))), shape=(r, n))
+        n = scores.size
         self.starts, self.ends = runs, np.r_[runs[1:], n]
+        # per run (a row of the matrix, its rows as columns): the labels' shares to the
+        # left node (their total: the running counts)
+        self.shares = sparse.csr_matrix((1.0 - frac, np.arange(n), np.r_[runs, n]),
+                                        shape=(runs.size, n))
         # the scores' own shares (s to the left node, s frac to the right one) and mass
         self.score_left = np.add.reduceat(scores * (1.0 - frac), runs)
         self.score_right = np.add.reduceat(scores * frac, runs)
-        unit = _NodeMasses(m)
-        unit.add(left, frac, None)  # unit values: frac is not overwritten
-        self.score_mass = unit.masses()
+        # unit values, as _NodeMasses adds them (bincount adds in the rows' order too)
+        to_right = np.bincount(left, frac, minlength=m)
+        self.score_mass = np.bincount(left, 1.0 - frac, minlength=m) + np.r_[0.0, to_right[:-1]]
         period = 2 * m - 2
         self.route = ("padded" if not _is_smooth(period)
                       else "cosine" if m % 2 else "period")
@@ -207,10 +207,22 @@ def smece_batch(scores: np.ndarray, weights: np.ndarray | None
             at_sigma[sigma] = _Bandwidth(grid(_node_count(sigma)), sigma)
         return at_sigma[sigma]
 
+    buffer = np.empty(0)
+
+    def transposed(labels: np.ndarray) -> np.ndarray:
+        """``labels.T`` C-contiguous, in an array kept from call to call (a fresh one per
+        call of 8 MB costs its page faults, as much again as the copy)."""
+        nonlocal buffer
+        if buffer.size < labels.size:
+            buffer = np.empty(labels.size)
+        out = buffer[:labels.size].reshape(labels.shape[1], labels.shape[0])
+        np.copyto(out, labels.T)
+        return out
+
     def statistic(labels: np.ndarray, prefix: np.ndarray | None = None) -> np.ndarray:
         """The B values; ``prefix``: :func:`~locacal.localfit.event_prefix` of
         ``labels`` when the caller has it."""
-        labels_t = np.ascontiguousarray(labels.T)
+        labels_t = transposed(labels)
         if prefix is None:
             prefix = event_prefix(labels)
         masses: dict[int, np.ndarray] = {}   # per node count, every row's (one product)

@@ -116,7 +116,7 @@ _ROOT_OF = {"calib_err": "calib_mse"}
 #: Batched null statistics that take the running event counts of a chunk (``prefix``,
 #: :func:`locacal.localfit.event_prefix`) without weights: computed once per
 #: chunk for all of them.
-_PREFIX_TAKERS = ("lcs", "wmse", "smece")
+_PREFIX_TAKERS = ("lcs", "wmse", "smece", "ece", "qmse", "calib_mse", "calib_err")
 
 
 _F = TypeVar("_F", bound=Callable[..., Any])
@@ -307,11 +307,19 @@ def bootstrap_intervals(names: Sequence[str], scores: np.ndarray, labels: np.nda
     return interval_bounds(names, values, replicates, level)
 
 
-def _null_draws(scores: np.ndarray, n_draws: int, rng: np.random.Generator
-                ) -> Iterator[np.ndarray]:
+def _null_draws(scores: np.ndarray, n_draws: int, rng: np.random.Generator, *,
+                reuse: bool = False) -> Iterator[np.ndarray]:
+    """Chunks of label vectors D* ~ Bernoulli(scores), (rows, n) float 0/1. ``reuse``:
+    every chunk in the same array (each is then valid until the next one is drawn; the
+    same draws): a fresh 8 MB array per chunk costs its page faults."""
     rows = max(1, _CHUNK_CELLS // scores.size)
+    buffer = np.empty((min(rows, n_draws), scores.size)) if reuse else None
     for start in range(0, n_draws, rows):
-        labels = rng.random((min(rows, n_draws - start), scores.size))
+        shape = (min(rows, n_draws - start), scores.size)
+        if buffer is None:
+            labels = rng.random(shape)
+        else:
+            labels = rng.random(out=buffer[:shape[0]])
         yield np.less(labels, scores, out=labels)  # 0/1 in place of the uniforms
 
 
@@ -346,12 +354,15 @@ def null_values(names: Sequence[str], scores: np.ndarray, *, weights: np.ndarray
     for m in rooted:
         del batched[m]
     shared = [m for m in batched if m in _PREFIX_TAKERS] if w is None else []
+    # the running counts of every chunk in one array (fresh ones cost their page faults)
+    counts_buffer = np.empty((min(max(1, _CHUNK_CELLS // s.size), n_draws), s.size + 1),
+                             dtype=np.int32)
     values = np.full((n_draws, len(wanted)), np.nan)
     column = {m: j for j, m in enumerate(wanted)}
     done = 0
-    for labels in _null_draws(s, n_draws, rng):
+    for labels in _null_draws(s, n_draws, rng, reuse=True):
         rows = slice(done, done + labels.shape[0])
-        prefix = event_prefix(labels) if shared else None
+        prefix = event_prefix(labels, out=counts_buffer) if shared else None
         for m, batch in batched.items():
             values[rows, column[m]] = (batch(labels, prefix=prefix) if m in shared
                                        else batch(labels))
