@@ -262,3 +262,15 @@ def test_smece_batch_bound_holds_and_decides_large_bandwidths():
             want = [smece(scores, y) for y in rows]
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
     assert want[0] > 0.9  # the search kept sigma = 1
+
+
+def test_null_draws_in_one_array_are_the_same_draws():
+    """``reuse=True`` (null_values) draws every chunk into the same array: same labels."""
+    from locacal.report.intervals import _null_draws
+
+    s = np.sort(np.random.default_rng(2).random(300_000))  # 3 rows a chunk, one of 1
+    fresh = [c.copy() for c in _null_draws(s, 7, np.random.default_rng(6))]
+    kept = [c.copy() for c in _null_draws(s, 7, np.random.default_rng(6), reuse=True)]
+    assert [c.shape[0] for c in kept] == [3, 3, 1]
+    for a, b in zip(fresh, kept, strict=True):
+        np.testing.assert_array_equal(a, b)
