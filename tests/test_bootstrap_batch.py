@@ -274,3 +274,18 @@ def test_null_draws_in_one_array_are_the_same_draws():
     assert [c.shape[0] for c in kept] == [3, 3, 1]
     for a, b in zip(fresh, kept, strict=True):
         np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("names", [("ece", "qmse", "calib_mse"), ("wmse", "ece", "calib_err")])
+def test_null_values_with_and_without_shared_counts(names):
+    """The binned null statistics sum their bins themselves, or take the running event
+    counts computed for the LCS, WMSE or smooth ECE: the same values either way."""
+    from locacal.report.intervals import null_values
+
+    s, _, _, _ = _data(900, 4, False, False)
+    got = null_values(names, s, weights=None, threshold=0.5, n_draws=5,
+                      rng=np.random.default_rng(3), tick=lambda: None)
+    alone = np.column_stack([
+        null_values([m], s, weights=None, threshold=0.5, n_draws=5,
+                    rng=np.random.default_rng(3), tick=lambda: None)[:, 0] for m in names])
+    np.testing.assert_array_equal(got, alone)

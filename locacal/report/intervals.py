@@ -114,9 +114,11 @@ _BATCHES = {
 #: when both are wanted (the same bits as their own batch statistic).
 _ROOT_OF = {"calib_err": "calib_mse"}
 #: Batched null statistics that take the running event counts of a chunk (``prefix``,
-#: :func:`locacal.localfit.event_prefix`) without weights: computed once per
-#: chunk for all of them.
-_PREFIX_TAKERS = ("lcs", "wmse", "smece", "ece", "qmse", "calib_mse", "calib_err")
+#: :func:`locacal.localfit.event_prefix`) without weights: computed once per chunk for all
+#: of them when one of :data:`_PREFIX_USERS` (which need them anyway) is wanted; the binned
+#: ones then take their bin sums from them instead of summing the labels.
+_PREFIX_USERS = ("lcs", "wmse", "smece")
+_PREFIX_TAKERS = (*_PREFIX_USERS, "ece", "qmse", "calib_mse", "calib_err")
 
 
 _F = TypeVar("_F", bound=Callable[..., Any])
@@ -353,10 +355,11 @@ def null_values(names: Sequence[str], scores: np.ndarray, *, weights: np.ndarray
     rooted = {m: _ROOT_OF[m] for m in batched if _ROOT_OF.get(m) in batched}
     for m in rooted:
         del batched[m]
-    shared = [m for m in batched if m in _PREFIX_TAKERS] if w is None else []
+    shared = ([m for m in batched if m in _PREFIX_TAKERS]
+              if w is None and any(m in batched for m in _PREFIX_USERS) else [])
     # the running counts of every chunk in one array (fresh ones cost their page faults)
-    counts_buffer = np.empty((min(max(1, _CHUNK_CELLS // s.size), n_draws), s.size + 1),
-                             dtype=np.int32)
+    counts_buffer = np.empty((min(max(1, _CHUNK_CELLS // s.size), n_draws), s.size + 1)
+                             if shared else 0, dtype=np.int32)
     values = np.full((n_draws, len(wanted)), np.nan)
     column = {m: j for j, m in enumerate(wanted)}
     done = 0
