@@ -2,14 +2,15 @@
 
 Each ``*_batch(scores, weights)`` takes the scores sorted ascending (weights in the same order)
 and returns a function mapping a ``(B, n)`` matrix of 0/1 label vectors, in that same order, to
-the B values of the statistic. The LCS and WMSE statistics (and the smooth ECE's,
-:mod:`locacal.metrics._smooth_ece_batch`) also take ``prefix``, the running event counts of
-the batch (:func:`locacal.localfit.event_prefix`), so that a caller evaluating
-several of them on the same labels computes it once (unit weights only; ignored with
-weights); so do the binned ones (ECE, QMSE, calib_mse), whose bin sums are then differences
-of it. Everything that depends on the scores only (windows, bins,
+the B values of the statistic. Everything that depends on the scores only (windows, bins,
 density weights, tied groups) is computed once, so a resample costs a few passes over its
 labels. Each batch function equals its scalar metric (tests check this to 1e-12).
+
+The LCS and WMSE statistics (and the smooth ECE's, :mod:`locacal.metrics._smooth_ece_batch`)
+also take ``prefix``, the running event counts of the batch
+(:func:`locacal.localfit.event_prefix`), so that a caller evaluating several of them on the
+same labels computes it once (unit weights only; ignored with weights); so do the binned
+ones (ECE, QMSE, calib_mse), whose bin sums are then differences of it.
 """
 
 from __future__ import annotations
