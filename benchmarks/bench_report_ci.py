@@ -64,9 +64,10 @@ uniforms for the null labels (no quicker), chunks of 2^19 cells (10 % slower tha
 
 A fourth round on the null draws (branch ``cinull``; same draws and seeds, null values equal
 to the metric on each draw to 1e-12; measured alternately with the code before it in one
-session on the shared machine, load 3-4, three runs each, ``--sizes 100000 --repeat 3``;
-CPU seconds, range over the runs). The smooth ECE's convolutions are circular of length
-2m - 2 (the mirrored masses are periodic; for odd m a type-I DCT of the m masses) where
+session on the shared machine, load 2-4, three runs each, ``--sizes 100000 --repeat 3``
+and ``--sizes 10000 --repeat 3 --no-metrics``; CPU seconds, range over the runs). The
+smooth ECE's convolutions are circular of length 2m - 2 (the mirrored masses are periodic;
+for odd m a type-I DCT of the m masses) where
 that length factors into primes up to 19 (1001, 1025, 1281, 2049, 2561, 5121, 10241 and
 the even 1464 nodes; the others keep the padded length 3m - 2); its evaluation points'
 interpolation is set up once per bandwidth; a bisection step is decided without any
@@ -81,6 +82,8 @@ them); the LCS windows once per batch instead of per chunk; the draws, the runni
 and the smooth ECE's transposed labels are written into arrays kept across chunks::
 
           n  code    report       ci           ci / report  boot         null
+        1e4  before  0.033-0.036  0.151-0.170  4.5-4.8      0.034-0.038  0.088-0.100
+             after   0.032-0.037  0.132-0.144  3.9-4.4      0.035-0.037  0.068-0.077
         1e5  before  0.079-0.084  0.754-0.799  9.4-10.0     0.249-0.259  0.414-0.434
              after   0.061-0.086  0.668-0.718  8.1-11.8     0.257-0.270  0.328-0.346
 
