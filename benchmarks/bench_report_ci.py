@@ -67,9 +67,9 @@ to the metric on each draw to 1e-12; measured alternately with the code before i
 session on the shared machine, load 2-4, three runs each, ``--sizes 100000 --repeat 3``
 and ``--sizes 10000 --repeat 3 --no-metrics``; CPU seconds, range over the runs). The
 smooth ECE's convolutions are circular of length 2m - 2 (the mirrored masses are periodic;
-for odd m a type-I DCT of the m masses) where
-that length factors into primes up to 19 (1001, 1025, 1281, 2049, 2561, 5121, 10241 and
-the even 1464 nodes; the others keep the padded length 3m - 2); its evaluation points'
+for odd m a type-I DCT of the m masses) where that length factors into primes up to 19
+(1001, 1025, 1281, 2049, 2561, 5121, 10241 and the even 1464 nodes; the others keep the
+padded length 3m - 2); its evaluation points'
 interpolation is set up once per bandwidth; a bisection step is decided without any
 transform where the exact upper bound U = sum_j |r_j| c_j / D (c_j: node j's total weight
 over the evaluation points; the kernel and interpolation weights are nonnegative) is below
