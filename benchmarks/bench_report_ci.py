@@ -62,6 +62,48 @@ the prefix sums cost as much), its spectra only for the rows that reach a node c
 column gather costs what the product saves), the labels transposed as bytes, float32
 uniforms for the null labels (no quicker), chunks of 2^19 cells (10 % slower than 2^20).
 
+A fourth round on the null draws (branch ``cinull``; same draws and seeds, null values equal
+to the metric on each draw to 1e-12; measured alternately with the code before it in one
+session on the shared machine, load 2-4, three runs each, ``--sizes 100000 --repeat 3``
+and ``--sizes 10000 --repeat 3 --no-metrics``; CPU seconds, range over the runs). The
+smooth ECE's convolutions are circular of length 2m - 2 (the mirrored masses are periodic;
+for odd m a type-I DCT of the m masses) where that length factors into primes up to 19
+(1001, 1025, 1281, 2049, 2561, 5121, 10241 and the even 1464 nodes; the others keep the
+padded length 3m - 2); its evaluation points'
+interpolation is set up once per bandwidth; a bisection step is decided without any
+transform where the exact upper bound U = sum_j |r_j| c_j / D (c_j: node j's total weight
+over the evaluation points; the kernel and interpolation weights are nonnegative) is below
+sigma, which settles sigma = 1 ... 1/32 for null draws at 1e5 (U about 0.023, smECE about
+0.006), the value being computed at the end where the search stopped on such a step; its
+run totals come from the chunk's running event counts, halving the sparse product. Those
+running counts (``locacal.localfit.event_prefix``) are computed once per chunk for the
+LCS, WMSE and smooth ECE (and the ECE, QMSE and calib_mse then take their bin sums from
+them); the LCS windows once per batch instead of per chunk; the draws, the running counts
+and the smooth ECE's transposed labels are written into arrays kept across chunks::
+
+          n  code    report       ci           ci / report  boot         null
+        1e4  before  0.033-0.036  0.151-0.170  4.5-4.8      0.034-0.038  0.088-0.100
+             after   0.032-0.037  0.132-0.144  3.9-4.4      0.035-0.037  0.068-0.077
+        1e5  before  0.079-0.084  0.754-0.799  9.4-10.0     0.249-0.259  0.414-0.434
+             after   0.061-0.086  0.668-0.718  8.1-11.8     0.257-0.270  0.328-0.346
+
+    null draws of one metric alone (s)  smece        lcs          wmse         ece
+             before                     0.241-0.257  0.076-0.079  0.078-0.082  0.052-0.056
+             after                      0.173-0.207  0.064-0.068  0.073-0.078  0.057-0.059
+
+The null draws lose about 0.085 s (0.41-0.43 -> 0.33-0.35 s; the ci report as much), 1.1
+plain reports; the bootstrap is unchanged (the other half of this round is its own). Of
+what is left of the null draws at 1e5 (cProfile): the draws 0.04 s, CORP's mcb about 0.09 s,
+the smooth ECE about 0.13 s (six sparse products per chunk of ten draws, one per node count
+the bisections reach, 0.04 s; the transposed labels 0.01-0.02 s; the node masses 0.02 s;
+the transforms 0.02 s; the interpolation 0.01 s), the builders of the LCS and WMSE (their
+density weights and nearest-neighbour runs, once per report) 0.03 s. Tried and dropped in
+this round: the blocked transposition of the labels (no quicker); the smooth ECE's label
+shares by ``np.add.reduceat`` on the rows instead of the transposed product (0.45 against
+0.29 + 0.13 ms per node count and chunk); uniforms from 32-bit halves of the raw 64-bit
+output compared with integer thresholds (0.037 -> 0.024 s for the 200 x 1e5 draws, but
+other draws for a seed: not worth a change of the random stream alone).
+
 Usage: ``python benchmarks/bench_report_ci.py [--sizes 10000 100000] [--n-boot 200]
 [--repeat 3] [--no-metrics]``
 """

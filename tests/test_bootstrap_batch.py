@@ -190,3 +190,102 @@ def test_isotonic_binary_errors_equal_the_pav_of_the_labels():
     for dtype in (np.float64, bool):
         np.testing.assert_allclose(isotonic_binary_errors(labels.astype(dtype)), want,
                                    rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("m, route", [(21, "cosine"), (22, "period"), (24, "padded"),
+                                      (1001, "cosine"), (1464, "period"), (1707, "padded")])
+def test_smece_batch_routes_smooth_as_the_metric(m, route):
+    """The circular convolutions of length 2m - 2 (type-I DCT for odd m) and the padded
+    one give the metric's smoothed node masses (np.pad reflect + fftconvolve)."""
+    from locacal.metrics._smooth_ece_batch import _Nodes
+    from locacal.metrics.smooth_ece import _smooth_masses
+
+    rng = np.random.default_rng(m)
+    s = np.sort(rng.beta(2.0, 3.0, 3000))
+    nodes = _Nodes(s, m)
+    assert nodes.route == route
+    mass = rng.normal(size=(3, m))
+    for sigma in (0.5, 0.05, 3.0 / m):
+        got = nodes.smooth(nodes.spectra(mass), nodes.kernel_spectrum(sigma))
+        want = [_smooth_masses(row, sigma, np.linspace(0.0, 1.0, m)) for row in mass]
+        np.testing.assert_allclose(got, want, rtol=0, atol=1e-12 * np.abs(want).max())
+
+
+@pytest.mark.parametrize("m", [21, 22, 1001])
+def test_smece_batch_bound_weights_are_the_adjoint(m):
+    """c_j (the bound's node weights) is the total weight of node j's mass over the
+    evaluation points: the column sums of the dense map mass -> smoothed values there."""
+    from locacal.metrics._smooth_ece_batch import _Interpolation, _Nodes
+
+    s = np.sort(np.random.default_rng(3).random(500))
+    nodes = _Nodes(s, m)
+    for sigma, count in ((0.3, 200), (2.0 / m, 977)):
+        points = np.linspace(0.0, 1.0, count)
+        interpolate = _Interpolation(points, m)
+        kernel = nodes.kernel_spectrum(sigma)
+        dense = interpolate(nodes.smooth(nodes.spectra(np.eye(m)), kernel))
+        got = nodes.node_weights(kernel, interpolate.node_weights)
+        np.testing.assert_allclose(got, dense.sum(axis=1), rtol=1e-12,
+                                   atol=1e-12 * dense.sum(axis=1).max())
+        row = np.random.default_rng(4).normal(size=m)
+        np.testing.assert_allclose(interpolate(row[None, :])[0],
+                                   np.interp(points, np.linspace(0.0, 1.0, m), row),
+                                   rtol=0, atol=1e-15)
+
+
+def test_smece_batch_bound_holds_and_decides_large_bandwidths():
+    """U(sigma) >= smECE(sigma) at every bandwidth with a bound; rows whose search ends on
+    a bandwidth decided by the bound alone (one-signed residuals: U = smECE, sigma = 1 kept)
+    are evaluated there, as the metric."""
+    from locacal.localfit import event_prefix
+    from locacal.metrics import smece
+    from locacal.metrics._smooth_ece_batch import _Bandwidth, _Nodes, smece_batch
+    from locacal.metrics.smooth_ece import _node_count, _Residuals
+
+    rng = np.random.default_rng(9)
+    s = np.sort(rng.beta(2.0, 3.0, 20_000))
+    labels = (rng.random((3, s.size)) < s).astype(np.float64)
+    labels[1] = (rng.random(s.size) < s**2).astype(np.float64)  # over-confident
+    low = np.sort(rng.uniform(0.0, 0.1, 5000))
+    for scores, rows in ((s, labels), (low, np.ones((2, low.size)))):
+        rows_t = np.ascontiguousarray(rows.T)
+        for k in (1024, 256, 32, 16, 8, 5, 7):
+            sigma = k / 1024
+            at = _Bandwidth(_Nodes(scores, _node_count(sigma)), sigma)
+            mass = at.nodes.residual_masses(rows_t, event_prefix(rows))
+            bound = at.bound(lambda m, mass=mass: mass, np.arange(rows.shape[0]))
+            exact = np.array([_Residuals(scores, y).smece(sigma) for y in rows])
+            assert (bound >= exact * (1 - 1e-12)).all(), (k, bound, exact)
+        got = smece_batch(scores, None)(rows)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", CalibrationWarning)  # one class
+            want = [smece(scores, y) for y in rows]
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
+    assert want[0] > 0.9  # the search kept sigma = 1
+
+
+def test_null_draws_in_one_array_are_the_same_draws():
+    """``reuse=True`` (null_values) draws every chunk into the same array: same labels."""
+    from locacal.report.intervals import _null_draws
+
+    s = np.sort(np.random.default_rng(2).random(300_000))  # 3 rows a chunk, one of 1
+    fresh = [c.copy() for c in _null_draws(s, 7, np.random.default_rng(6))]
+    kept = [c.copy() for c in _null_draws(s, 7, np.random.default_rng(6), reuse=True)]
+    assert [c.shape[0] for c in kept] == [3, 3, 1]
+    for a, b in zip(fresh, kept, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("names", [("ece", "qmse", "calib_mse"), ("wmse", "ece", "calib_err")])
+def test_null_values_with_and_without_shared_counts(names):
+    """The binned null statistics sum their bins themselves, or take the running event
+    counts computed for the LCS, WMSE or smooth ECE: the same values either way."""
+    from locacal.report.intervals import null_values
+
+    s, _, _, _ = _data(900, 4, False, False)
+    got = null_values(names, s, weights=None, threshold=0.5, n_draws=5,
+                      rng=np.random.default_rng(3), tick=lambda: None)
+    alone = np.column_stack([
+        null_values([m], s, weights=None, threshold=0.5, n_draws=5,
+                    rng=np.random.default_rng(3), tick=lambda: None)[:, 0] for m in names])
+    np.testing.assert_array_equal(got, alone)

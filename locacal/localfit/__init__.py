@@ -79,7 +79,13 @@ from locacal.localfit._params import (
     check_maxk,
     local_params,
 )
-from locacal.localfit._resample import label_fits, resampled_fits, resamples
+from locacal.localfit._resample import (
+    event_prefix,
+    label_fits,
+    label_windows,
+    resampled_fits,
+    resamples,
+)
 from locacal.localfit._segment import ExactLocalMap
 from locacal.localfit._selection import selected_means
 from locacal.localfit._tree import build_tree
@@ -87,8 +93,9 @@ from locacal.localfit._window import KERNELS, effective_count, kernel_weights, w
 
 __all__ = ["BACKENDS", "EVALUATIONS", "FAMILIES", "KERNELS", "MAX_MAXK", "OUTPUTS",
            "STRUCTURES", "GaussianKernel", "LocalFits", "LocalParams", "NearestMean",
-           "check_maxk", "effective_count", "fit", "kernel_weights",
-           "local_params", "resamples", "warn_if_widened", "warn_undefined"]
+           "check_maxk", "effective_count", "event_prefix", "fit", "kernel_weights",
+           "label_fits", "label_windows", "local_params", "resamples", "warn_if_widened",
+           "warn_undefined"]
 
 STRUCTURES = ("exact", "tree")
 BACKENDS = ("native", "locfit")

@@ -45,7 +45,8 @@ from locacal.localfit._window import (
     window_bounds,
 )
 
-__all__ = ["BLOCK_BUDGET", "label_fits", "resample_counts", "resampled_fits", "resamples"]
+__all__ = ["BLOCK_BUDGET", "event_prefix", "label_fits", "label_windows", "resample_counts",
+           "resampled_fits", "resamples"]
 
 #: Largest (replicates x rows) block held at once (counts and events: ~2 x 8 bytes each).
 BLOCK_BUDGET = 8_000_000
@@ -91,18 +92,52 @@ def resampled_fits(sample: SortedSample, params: LocalParams, grid: np.ndarray,
     return out
 
 
+def event_prefix(labels: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """Running event counts of B 0/1 label vectors, (B, n + 1) int32 with a zero first
+    column: ``prefix[b, i]`` is the number of events among the first i rows of vector b.
+    Whole sums, exact; an integer cumulative sum is several times quicker than a float
+    one. The local fits of :func:`label_fits` and the null statistics of several metrics
+    take their window sums from it (one for all of them per batch of label vectors).
+    ``out``: an int32 array of at least that many elements to hold it (a view of its start
+    is returned), for a caller that computes it for batch after batch."""
+    shape = (labels.shape[0], labels.shape[1] + 1)
+    if out is None:
+        prefix = np.empty(shape, dtype=np.int32)
+    else:
+        prefix = out.reshape(-1)[:shape[0] * shape[1]].reshape(shape)
+    prefix[:, 0] = 0
+    np.cumsum(labels, axis=1, dtype=np.int32, out=prefix[:, 1:])  # no int32 copy first
+    return prefix
+
+
+def label_windows(sample: SortedSample, params: LocalParams, grid: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The windows ``[lo, hi)`` of the sorted rows at each point of ``grid`` for degree 0
+    and the rectangular kernel (locfit's rule, as in :func:`~._direct.fit_points`), and
+    their weights (row counts without weights): what :func:`label_fits` needs of the
+    scores and weights, to compute once for many batches of label vectors."""
+    s, weights = sample.scores, sample.weights
+    k = effective_count(sample.n, params.nn, params.h)
+    lo, hi = window_bounds(s, grid, fixed_or_nn_bandwidth(s, grid, k, params.h))
+    w = np.ones_like(s) if weights is None else weights
+    prefix_w = np.concatenate([[0.0], np.cumsum(w)])
+    return lo, hi, prefix_w[hi] - prefix_w[lo]
+
+
 def label_fits(sample: SortedSample, params: LocalParams, grid: np.ndarray,
-               labels: np.ndarray) -> np.ndarray:
+               labels: np.ndarray, *,
+               windows: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+               prefix: np.ndarray | None = None) -> np.ndarray:
     """Unclipped local fits at ``grid`` of B label vectors on the sample's scores and weights
     (its own labels unused), shape (B, m).
 
     ``labels``: (B, n) 0/1 labels of the sorted rows. Degree 0 with the rectangular kernel:
-    the window [lo, hi) of each point depends on the scores only (locfit's rule, as in
-    :func:`~._direct.fit_points`), and each fit is the ratio
+    the window [lo, hi) of each point depends on the scores only (:func:`label_windows`;
+    ``windows``: its result, when the caller has it), and each fit is the ratio
     ``(P_b[hi] - P_b[lo]) / (P_w[hi] - P_w[lo])`` of float64 running sums of ``w y_b`` and
-    ``w``. Without weights these are exact integers (summed as such: an integer cumsum is
-    several times quicker than a float one), so each row equals the single fit bit for
-    bit; with weights each running sum is off by at most ``n u sum |w|``
+    ``w``. Without weights these are exact integers (:func:`event_prefix`; ``prefix``: its
+    result for ``labels``, when the caller has it), so each row equals the single fit bit
+    for bit; with weights each running sum is off by at most ``n u sum |w|``
     (u = 2^-53; Higham 2002, eq. 4.4) where the single fit's long-double sums are off by
     ``n 2^-64 sum |w|``, a relative difference of order 1e-16 in a window mean. NaN where a
     window holds no weight. Other degrees and kernels: one copy of every row,
@@ -111,20 +146,15 @@ def label_fits(sample: SortedSample, params: LocalParams, grid: np.ndarray,
     if not (params.degree == 0 and params.kernel == "rect"):
         return resampled_fits(sample, params, grid, np.ones(labels.shape, dtype=np.int64),
                               labels)
-    s, weights = sample.scores, sample.weights
-    k = effective_count(sample.n, params.nn, params.h)
-    lo, hi = window_bounds(s, grid, fixed_or_nn_bandwidth(s, grid, k, params.h))
-    w = np.ones_like(s) if weights is None else weights
-    prefix_w = np.concatenate([[0.0], np.cumsum(w)])
-    window_weight = prefix_w[hi] - prefix_w[lo]
-    if weights is None:  # event counts: the same whole sums by a quicker integer cumsum
-        prefix = np.zeros((labels.shape[0], labels.shape[1] + 1), dtype=np.int32)
-        np.cumsum(labels.astype(np.int32), axis=1, dtype=np.int32, out=prefix[:, 1:])
+    lo, hi, window_weight = label_windows(sample, params, grid) if windows is None else windows
+    if sample.weights is None:  # event counts: the same whole sums by a quicker integer cumsum
+        if prefix is None:
+            prefix = event_prefix(labels)
         events = (prefix[:, hi] - prefix[:, lo]).astype(np.float64)
     else:
-        prefix = np.zeros((labels.shape[0], labels.shape[1] + 1))
-        np.cumsum(labels * weights, axis=1, out=prefix[:, 1:])
-        events = prefix[:, hi] - prefix[:, lo]
+        running = np.zeros((labels.shape[0], labels.shape[1] + 1))
+        np.cumsum(labels * sample.weights, axis=1, out=running[:, 1:])
+        events = running[:, hi] - running[:, lo]
     return np.divide(events, window_weight, out=np.full_like(events, np.nan),
                      where=window_weight > 0)
 

@@ -5,6 +5,12 @@ and returns a function mapping a ``(B, n)`` matrix of 0/1 label vectors, in that
 the B values of the statistic. Everything that depends on the scores only (windows, bins,
 density weights, tied groups) is computed once, so a resample costs a few passes over its
 labels. Each batch function equals its scalar metric (tests check this to 1e-12).
+
+The LCS and WMSE statistics (and the smooth ECE's, :mod:`locacal.metrics._smooth_ece_batch`)
+also take ``prefix``, the running event counts of the batch
+(:func:`locacal.localfit.event_prefix`), so that a caller evaluating several of them on the
+same labels computes it once (unit weights only; ignored with weights); so do the binned
+ones (ECE, QMSE, calib_mse), whose bin sums are then differences of it.
 """
 
 from __future__ import annotations
@@ -18,7 +24,13 @@ from locacal.data.bins import default_bin_size, sorted_bins
 from locacal.data.quantile import normalised_weights
 from locacal.data.sample import SortedSample
 from locacal.density import reflected_bandwidth, reflected_kde_values
-from locacal.localfit import LocalParams, effective_count, fit
+from locacal.localfit import (
+    LocalParams,
+    effective_count,
+    event_prefix,
+    label_fits,
+    label_windows,
+)
 from locacal.localfit._knn import knn_runs
 from locacal.localfit._window import fixed_or_nn_bandwidth, window_bounds
 from locacal.metrics._bootstrap_statistics import (
@@ -55,6 +67,24 @@ def _weighted(labels: np.ndarray, weights: np.ndarray | None) -> np.ndarray:
     return labels if weights is None else labels * weights
 
 
+def _bin_sums(starts: np.ndarray, n: int, weights: np.ndarray | None
+              ) -> Callable[[np.ndarray, np.ndarray | None], np.ndarray]:
+    """Per row of a label matrix, the sums of ``w y`` over the bins of sorted rows that
+    begin at ``starts``: ``np.add.reduceat``, or without weights the differences of the
+    running event counts ``prefix`` at the bin ends when the caller has them (the same whole
+    numbers). Strictly increasing starts only on that route (reduceat gives an empty bin
+    its first row)."""
+    ends = np.r_[starts[1:], n]
+    by_counts = weights is None and bool(np.all(starts < ends))
+
+    def sums(labels: np.ndarray, prefix: np.ndarray | None) -> np.ndarray:
+        if by_counts and prefix is not None:
+            return (prefix[:, ends] - prefix[:, starts]).astype(np.float64)
+        return np.add.reduceat(_weighted(labels, weights), starts, axis=1)
+
+    return sums
+
+
 def lcs_batch(scores: np.ndarray, weights: np.ndarray | None) -> BatchStatistic:
     """:func:`locacal.metrics.lcs` with its defaults (degree 0, rectangular kernel, nn = 0.15,
     exact evaluation on the slides' grid).
@@ -68,11 +98,13 @@ def lcs_batch(scores: np.ndarray, weights: np.ndarray | None) -> BatchStatistic:
     # the rows in the caller's order (their labels come with each batch)
     sample = SortedSample(scores, np.zeros(scores.size, dtype=bool), weights)
     params = LocalParams(0, _LCS_NN, None, "rect")
+    windows = label_windows(sample, params, grid)  # the scores' only: once for all batches
     density = reflected_kde_values(scores, grid, weights, is_sorted=True)
     density = density / density.sum()
 
-    def statistic(labels: np.ndarray) -> np.ndarray:
-        fit_values = fit(sample, grid, params, labels=labels).value
+    def statistic(labels: np.ndarray, prefix: np.ndarray | None = None) -> np.ndarray:
+        fit_values = label_fits(sample, params, grid, labels, windows=windows,
+                                prefix=None if weights is not None else prefix)
         return ((fit_values - grid) ** 2) @ density
 
     return statistic
@@ -98,14 +130,13 @@ def wmse_batch(scores: np.ndarray, weights: np.ndarray | None) -> BatchStatistic
     density = reflected_kde_values(s, grid, w, bandwidth=h)
     density = density / density.sum()
 
-    def statistic(labels: np.ndarray) -> np.ndarray:
-        weighted = _weighted(labels[:, keep], w)
+    def statistic(labels: np.ndarray, prefix: np.ndarray | None = None) -> np.ndarray:
         if w is None:  # event counts: the same (whole) sums by a quicker integer cumsum
-            prefix = np.zeros((labels.shape[0], weighted.shape[1] + 1), dtype=np.int32)
-            np.cumsum(weighted.astype(np.int32), axis=1, dtype=np.int32, out=prefix[:, 1:])
+            if prefix is None:
+                prefix = event_prefix(labels)
         else:
-            prefix = np.zeros((labels.shape[0], weighted.shape[1] + 1))
-            np.cumsum(weighted, axis=1, out=prefix[:, 1:])
+            prefix = np.zeros((labels.shape[0], s.size + 1))
+            np.cumsum(_weighted(labels[:, keep], w), axis=1, out=prefix[:, 1:])
         inner = (prefix[:, runs.b_in] - prefix[:, runs.a_in]).astype(np.float64)
         edge = (prefix[:, runs.b_all] - prefix[:, runs.a_all]).astype(np.float64) - inner
         means = (inner + runs.share * edge) / k
@@ -159,9 +190,10 @@ def binned_batch(scores: np.ndarray, weights: np.ndarray | None, *,
     score_sum = np.add.reduceat(w * scores, starts)
     keep = bin_weight > 0
     total = float(bin_weight.sum())
+    label_sums = _bin_sums(starts, scores.size, weights)
 
-    def statistic(labels: np.ndarray) -> np.ndarray:
-        gap = (np.add.reduceat(_weighted(labels, weights), starts, axis=1) - score_sum)[:, keep]
+    def statistic(labels: np.ndarray, prefix: np.ndarray | None = None) -> np.ndarray:
+        gap = (label_sums(labels, prefix) - score_sum)[:, keep]
         if squared:
             return (gap**2 / bin_weight[keep]).sum(axis=1) / total
         return np.abs(gap).sum(axis=1) / total
@@ -271,10 +303,10 @@ def adaptive_batch(scores: np.ndarray, weights: np.ndarray | None, *,
     bin_weight = np.add.reduceat(w, starts)
     mean_score = np.add.reduceat(w * scores, starts) / bin_weight
     total = float(bin_weight.sum())
+    label_sums = _bin_sums(starts, n, weights)
 
-    def statistic(labels: np.ndarray) -> np.ndarray:
-        gap = mean_score - np.add.reduceat(_weighted(labels, weights), starts,
-                                           axis=1) / bin_weight
+    def statistic(labels: np.ndarray, prefix: np.ndarray | None = None) -> np.ndarray:
+        gap = mean_score - label_sums(labels, prefix) / bin_weight
         value = (gap**2 @ bin_weight) / total
         return np.sqrt(value) if root else value
 

@@ -4,12 +4,26 @@
 evaluates the smooth ECE on a grid of nodes by an FFT convolution at each step. For label
 vectors that share their scores (the null draws of the report, D* ~ Bernoulli(s)), what
 depends on the scores only is computed once: each score's two grid nodes and shares, the
-smoothed score density at each bandwidth. The bisections of all vectors run together, one
-step at a time; at each step the vectors are grouped by their current bandwidth (a dyadic
-fraction: they share few values), and a group's residual masses, transformed once per
-node count, are convolved with the group's kernel by one inverse FFT each. The values equal
-:func:`locacal.metrics.smece` (tests check this to 1e-12); only the order of some
-floating-point sums differs.
+smoothed score density at each bandwidth, the interpolation of the evaluation points. The
+bisections of all vectors run together, one step at a time; at each step the vectors are
+grouped by their current bandwidth (a dyadic fraction: they share few values), and a
+group's residual masses, transformed once per node count, are convolved with the group's
+kernel by one inverse transform each. The values equal :func:`locacal.metrics.smece`
+(tests check this to 1e-12); only the rounding of some floating-point sums differs.
+
+Two shortcuts leave the decisions of the bisection unchanged:
+
+* the mirrored node masses are periodic (period 2m - 2) and the kernel, truncated at +-1/2,
+  is shorter than a period, so the convolution is a circular one of length 2m - 2; for
+  odd m (a kernel symmetric about its middle node) it is diagonal in the type-I discrete
+  cosine transform of the m masses. That length is used when it factors into small primes
+  (1001 nodes, every bandwidth >= 0.01), the padded length otherwise;
+* a bisection step needs smECE(sigma) only to compare it with sigma. As the kernel and the
+  interpolation weights are nonnegative, smECE(sigma) <= U(sigma) = sum_j |r_j| c_j / D,
+  with r_j the residual mass of node j, c_j the total weight of node j over the evaluation
+  points and D the smoothed score mass; where U(sigma) < sigma (the large bandwidths of
+  the first steps) the step is decided without the transforms, and smECE is evaluated at
+  the end where the search ended on such a sigma.
 
 Reference: Błasiok & Nakkiran (2023), "Smooth ECE: Principled Reliability Diagrams via
 Kernel Smoothing", arXiv:2309.12236.
@@ -23,6 +37,7 @@ import numpy as np
 from scipy import fft, sparse
 from scipy.stats import norm
 
+from locacal.localfit import event_prefix
 from locacal.metrics.smooth_ece import (
     _BISECTIONS,
     _MASS_FLOOR,
@@ -30,20 +45,41 @@ from locacal.metrics.smooth_ece import (
     _MIN_SIGMA,
     _node_count,
     _node_positions,
-    _NodeMasses,
     _smooth_masses,
 )
 
 __all__ = ["smece_batch"]
 
+#: A step is decided by the bound U only when U < sigma (1 - _BOUND_MARGIN): far above the
+#: rounding of U and of the transforms (relative 1e-13 at most).
+_BOUND_MARGIN = 1e-9
+#: Largest prime factor of a circular length 2m - 2 that the FFT takes quickly (pocketfft
+#: has passes for 2, 3, 4, 5, 7, 11 and a generic one; longer prime factors go through
+#: Bluestein's algorithm, slower than the padded length).
+_SMOOTH_PRIME = 19
+
+
+def _is_smooth(length: int) -> bool:
+    """Whether ``length`` has no prime factor above :data:`_SMOOTH_PRIME`."""
+    for p in range(2, _SMOOTH_PRIME + 1):
+        while length % p == 0:
+            length //= p
+    return length == 1
+
 
 class _Nodes:
-    """The grid of m nodes: the scores' positions on it, their mass, and the FFT length of
-    the convolution of the mirrored node masses (3m - 2) with the kernel (m).
+    """The grid of m nodes: the scores' positions on it, their mass, and how the mirrored
+    node masses are convolved with the kernel.
 
-    The length is the mirrored masses' own, 3m - 2 (rounded up to a quick FFT length), not
-    the full linear convolution's 4m - 3: a circular convolution of length L adds to output
-    j the linear one's at j + L and j - L, which vanish for the outputs kept,
+    The mirrored masses (the m masses reflected at both ends, ``np.pad(mode="reflect")``)
+    coincide on their whole length 3m - 2 with the periodic extension of period
+    P = 2m - 2 of the masses, and each kept output sums m consecutive mirrored masses
+    against the m kernel values. So the convolution is circular of length P, the kernel
+    placed at its offsets from the output node modulo P (``period``); for odd m the
+    kernel is symmetric and the transform is the type-I DCT of the m masses (``cosine``).
+    When P has a long prime factor, the padded route: a circular convolution of length
+    3m - 2 (rounded up to a quick FFT length) of the mirrored masses, which adds to output
+    j the linear one's at j + L and j - L, void for the outputs kept,
     m - 1 + m // 2 <= j < 2m - 1 + m // 2, when L >= 3m - 2 (the linear one ends at
     4m - 4)."""
 
@@ -54,32 +90,102 @@ class _Nodes:
         new = np.r_[True, left[1:] != left[:-1]]
         runs = np.flatnonzero(new)
         self.nodes = left[runs]
-        # per run: the labels' shares to the left node, and their total (2 rows per run)
-        run = np.cumsum(new) - 1
-        n, r = scores.size, runs.size
-        self.shares = sparse.csr_matrix(
-            (np.concatenate([1.0 - frac, np.ones(n)]),
-             (np.concatenate([run, run + r]), np.tile(np.arange(n), 2))), shape=(2 * r, n))
+        n = scores.size
+        self.starts, self.ends = runs, np.r_[runs[1:], n]
+        # per run (a row of the matrix, its rows as columns): the labels' shares to the
+        # left node (their total: the running counts)
+        self.shares = sparse.csr_matrix((1.0 - frac, np.arange(n), np.r_[runs, n]),
+                                        shape=(runs.size, n))
         # the scores' own shares (s to the left node, s frac to the right one) and mass
         self.score_left = np.add.reduceat(scores * (1.0 - frac), runs)
         self.score_right = np.add.reduceat(scores * frac, runs)
-        unit = _NodeMasses(m)
-        unit.add(left, frac, None)  # unit values: frac is not overwritten
-        self.score_mass = unit.masses()
-        self.size = fft.next_fast_len(3 * m - 2, real=True)
+        # unit values, as _NodeMasses adds them (bincount adds in the rows' order too)
+        to_right = np.bincount(left, frac, minlength=m)
+        self.score_mass = np.bincount(left, 1.0 - frac, minlength=m) + np.r_[0.0, to_right[:-1]]
+        period = 2 * m - 2
+        self.route = ("padded" if not _is_smooth(period)
+                      else "cosine" if m % 2 else "period")
+        self.size = period if self.route != "padded" else fft.next_fast_len(3 * m - 2,
+                                                                            real=True)
 
-    def residual_spectra(self, labels_t: np.ndarray) -> np.ndarray:
-        """rfft of the mirrored node masses of the residuals s - y of each label vector
-        (the columns of ``labels_t``, (n, B) C-contiguous): the scores' shares less the
-        labels' (one sparse product gives the labels' left shares and run totals)."""
-        r = self.nodes.size
-        shares = self.shares @ labels_t
-        to_left, totals = shares[:r].T, shares[r:].T
+    def residual_masses(self, labels_t: np.ndarray, prefix: np.ndarray) -> np.ndarray:
+        """Node masses of the residuals s - y of each label vector (the columns of
+        ``labels_t``, (n, B) C-contiguous; ``prefix``: their running event counts), (B, m):
+        the scores' shares less the labels' (a sparse product gives the labels' left
+        shares, the running counts their run totals)."""
+        to_left = (self.shares @ labels_t).T
+        totals = (prefix[:, self.ends] - prefix[:, self.starts]).astype(np.float64)
         mass = np.zeros((labels_t.shape[1], self.m))
         mass[:, self.nodes] = self.score_left - to_left
         mass[:, self.nodes + 1] += self.score_right - (totals - to_left)
+        return mass
+
+    def spectra(self, mass: np.ndarray) -> np.ndarray:
+        """Transform of each row's mirrored masses (real for the circular routes: the
+        periodic extension is even)."""
+        if self.route != "padded":
+            return fft.dct(mass, type=1, axis=1)
         mirrored = np.pad(mass, ((0, 0), (self.m - 1, self.m - 1)), mode="reflect")
         return fft.rfft(mirrored, self.size, axis=1)
+
+    def kernel_spectrum(self, sigma: float) -> np.ndarray:
+        """Spectrum of the kernel of scale sigma tabulated at the m node offsets
+        ``arange(m) / (m - 1) - 1/2`` (relplot's; half-integer offsets for even m)."""
+        m = self.m
+        kernel = norm.pdf(np.arange(m) / (m - 1) - 0.5, scale=sigma)
+        if self.route == "padded":
+            return fft.rfft(kernel, self.size)
+        # output node j gathers kernel index m // 2 + j - q from node q
+        placed = np.zeros(self.size)
+        placed[(np.arange(m) - m // 2) % self.size] = kernel
+        spectrum = fft.rfft(placed)
+        return spectrum.real.copy() if self.route == "cosine" else spectrum
+
+    def smooth(self, spectra: np.ndarray, kernel: np.ndarray) -> np.ndarray:
+        """The smoothed masses at the m nodes, (B, m), from :meth:`spectra` rows."""
+        if self.route == "cosine":
+            return fft.idct(spectra * kernel, type=1, axis=1)
+        smoothed = fft.irfft(spectra * kernel, self.size, axis=1)
+        start = 0 if self.route == "period" else self.m - 1 + self.m // 2
+        return smoothed[:, start:start + self.m]
+
+    def node_weights(self, kernel: np.ndarray, point_weights: np.ndarray) -> np.ndarray | None:
+        """c_j = sum over the evaluation points of the weight of node j's mass in the
+        smoothed value there (``point_weights``: each node's total interpolation weight),
+        the adjoint of :meth:`smooth` applied to it: a circular correlation of length P
+        with the kernel, folded back onto the nodes (node j >= 1 is also at P - j). None on
+        the padded route (no bound there)."""
+        if self.route == "padded":
+            return None
+        m = self.m
+        spectrum = fft.rfft(point_weights, self.size)
+        folded = fft.irfft(spectrum * np.conj(kernel), self.size)
+        weights = folded[:m].copy()
+        weights[1:m - 1] += folded[self.size - 1:m - 1:-1]
+        return weights
+
+
+class _Interpolation:
+    """``np.interp(points, linspace(0, 1, m), row)`` for the rows of a (B, m) matrix, the
+    points' nodes and offsets found once (same operations as :func:`numpy.interp`)."""
+
+    def __init__(self, points: np.ndarray, m: int) -> None:
+        xp = np.linspace(0.0, 1.0, m)
+        self.j = np.clip(np.searchsorted(xp, points, side="right") - 1, 0, m - 2)
+        self.step = xp[self.j + 1] - xp[self.j]
+        self.offset = points - xp[self.j]
+        self.end = np.flatnonzero(points >= xp[-1])
+        # each node's total weight over the points (for the bound of smooth_ece_batch)
+        share = self.offset / self.step
+        share[self.end] = 1.0  # j = m - 2 there: all to the last node
+        self.node_weights = (np.bincount(self.j, 1.0 - share, minlength=m)
+                             + np.bincount(self.j + 1, share, minlength=m))
+
+    def __call__(self, values: np.ndarray) -> np.ndarray:
+        left = values[:, self.j]
+        out = (values[:, self.j + 1] - left) / self.step * self.offset + left
+        out[:, self.end] = values[:, -1:]
+        return out
 
 
 def smece_batch(scores: np.ndarray, weights: np.ndarray | None
@@ -89,70 +195,109 @@ def smece_batch(scores: np.ndarray, weights: np.ndarray | None
     if weights is not None:
         raise ValueError("the smece metric does not take weights")
     nodes: dict[int, _Nodes] = {}
-    at_sigma: dict[float, tuple[np.ndarray, np.ndarray, float]] = {}
+    at_sigma: dict[float, _Bandwidth] = {}
 
     def grid(m: int) -> _Nodes:
         if m not in nodes:
             nodes[m] = _Nodes(scores, m)
         return nodes[m]
 
-    def bandwidth(sigma: float) -> tuple[np.ndarray, np.ndarray, float]:
-        """What sigma alone fixes: the kernel's spectrum, the evaluation points and the sum
-        of the smoothed score density (plus the floor) at them."""
+    def bandwidth(sigma: float) -> _Bandwidth:
         if sigma not in at_sigma:
-            g = grid(_node_count(sigma))
-            points = np.linspace(0.0, 1.0, max(round(10.0 / sigma), _MIN_EVAL_POINTS))
-            density = _smooth_masses(g.score_mass, sigma, points) + _MASS_FLOOR
-            kernel = norm.pdf(np.arange(g.m) / (g.m - 1) - 0.5, scale=sigma)
-            at_sigma[sigma] = (fft.rfft(kernel, g.size), points, float(np.sum(density)))
+            at_sigma[sigma] = _Bandwidth(grid(_node_count(sigma)), sigma)
         return at_sigma[sigma]
 
-    def statistic(labels: np.ndarray) -> np.ndarray:
-        spectra: dict[int, np.ndarray] = {}  # per node count, every row's (one product)
-        labels_t = np.ascontiguousarray(labels.T)
+    buffer = np.empty(0)
+
+    def transposed(labels: np.ndarray) -> np.ndarray:
+        """``labels.T`` C-contiguous, in an array kept from call to call (a fresh one per
+        call of 8 MB costs its page faults, as much again as the copy)."""
+        nonlocal buffer
+        if buffer.size < labels.size:
+            buffer = np.empty(labels.size)
+        out = buffer[:labels.size].reshape(labels.shape[1], labels.shape[0])
+        np.copyto(out, labels.T)
+        return out
+
+    def statistic(labels: np.ndarray, prefix: np.ndarray | None = None) -> np.ndarray:
+        """The B values; ``prefix``: :func:`~locacal.localfit.event_prefix` of
+        ``labels`` when the caller has it."""
+        labels_t = transposed(labels)
+        if prefix is None:
+            prefix = event_prefix(labels)
+        masses: dict[int, np.ndarray] = {}   # per node count, every row's (one product)
+        spectra: dict[int, np.ndarray] = {}
+
+        def mass(m: int) -> np.ndarray:
+            if m not in masses:
+                masses[m] = grid(m).residual_masses(labels_t, prefix)
+            return masses[m]
 
         def values(rows: np.ndarray, sigma: float) -> np.ndarray:
             """smECE_sigma of the label rows ``rows``."""
-            m = _node_count(sigma)
-            g = grid(m)
-            if m not in spectra:
-                spectra[m] = g.residual_spectra(labels_t)
-            kernel, points, density = bandwidth(sigma)
-            smoothed = fft.irfft(spectra[m][rows] * kernel, g.size, axis=1)
-            start = m - 1 + m // 2
-            at = _interpolate(points, m, smoothed[:, start:start + m])
-            return np.abs(at).sum(axis=1) / density
+            at = bandwidth(sigma)
+            g = at.nodes
+            if g.m not in spectra:
+                spectra[g.m] = g.spectra(mass(g.m))
+            smoothed = g.smooth(spectra[g.m][rows], at.kernel)
+            return np.abs(at.interpolate(smoothed)).sum(axis=1) / at.density
 
-        def too_small(rows: np.ndarray, sigma: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-            """(sigma < smECE(sigma), smECE(sigma)) of the rows at their own sigma."""
+        def too_small(rows: np.ndarray, sigma: np.ndarray
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+            """(sigma < smECE(sigma), smECE(sigma), whether evaluated) of the rows at their
+            own sigma; rows whose bound decides the step are not evaluated."""
+            small = sigma < _MIN_SIGMA
             value = np.full(rows.size, np.nan)
-            for s in np.unique(sigma):
-                at = sigma == s
-                if s >= _MIN_SIGMA:
-                    value[at] = values(rows[at], float(s))
-            return (sigma < _MIN_SIGMA) | (sigma < value), value
+            known = np.zeros(rows.size, dtype=bool)
+            for s in np.unique(sigma[~small]):
+                at = np.flatnonzero(sigma == s)
+                bound = bandwidth(float(s)).bound(mass, rows[at])
+                at = at[~(bound < s * (1.0 - _BOUND_MARGIN))]
+                value[at] = values(rows[at], float(s))
+                known[at] = True
+                small[at] = s < value[at]
+            return small, value, known
 
         every = np.arange(labels.shape[0])
         upper = np.ones(every.size)
-        small, result = too_small(every, upper)
+        small, result, known = too_small(every, upper)
         search = every[~small]
         lower = np.zeros(every.size)
         for _ in range(_BISECTIONS):
             mid = 0.5 * (lower[search] + upper[search])
-            small, value = too_small(search, mid)
+            small, value, evaluated = too_small(search, mid)
             lower[search[small]] = mid[small]
-            upper[search[~small]] = mid[~small]
-            result[search[~small]] = value[~small]
-        # relplot ends with smECE(upper); upper < 0.001 cannot be returned (too small)
+            done = search[~small]
+            upper[done] = mid[~small]
+            result[done] = value[~small]
+            known[done] = evaluated[~small]
+        # relplot ends with smECE(upper) (upper < 0.001 cannot be returned: too small);
+        # evaluated where a bound decided the last step that moved upper
+        left = every[~known]
+        for s in np.unique(upper[left]):
+            at = left[upper[left] == s]
+            result[at] = values(at, float(s))
         return result
 
     return statistic
 
 
-def _interpolate(points: np.ndarray, m: int, values: np.ndarray) -> np.ndarray:
-    """``np.interp(points, linspace(0, 1, m), row)`` for each row of ``values``."""
-    xp = np.linspace(0.0, 1.0, m)
-    j = np.clip(np.searchsorted(xp, points, side="right") - 1, 0, m - 2)
-    slope = (values[:, j + 1] - values[:, j]) / (xp[j + 1] - xp[j])
-    out = slope * (points - xp[j]) + values[:, j]
-    return np.where(points >= xp[-1], values[:, [-1]], out)
+class _Bandwidth:
+    """What sigma alone fixes: the kernel's spectrum, the interpolation of the evaluation
+    points, the sum D of the smoothed score density (plus the floor) at them and the node
+    weights c of the bound U (None where there is none)."""
+
+    def __init__(self, nodes: _Nodes, sigma: float) -> None:
+        self.nodes = nodes
+        points = np.linspace(0.0, 1.0, max(round(10.0 / sigma), _MIN_EVAL_POINTS))
+        self.interpolate = _Interpolation(points, nodes.m)
+        density = _smooth_masses(nodes.score_mass, sigma, points) + _MASS_FLOOR
+        self.density = float(np.sum(density))
+        self.kernel = nodes.kernel_spectrum(sigma)
+        self.weights = nodes.node_weights(self.kernel, self.interpolate.node_weights)
+
+    def bound(self, mass: Callable[[int], np.ndarray], rows: np.ndarray) -> np.ndarray:
+        """U(sigma) = sum_j |r_j| c_j / D >= smECE(sigma) of the rows (inf without c)."""
+        if self.weights is None:
+            return np.full(rows.size, np.inf)
+        return np.abs(mass(self.nodes.m)[rows]) @ self.weights / self.density

@@ -40,6 +40,7 @@ from threadpoolctl import threadpool_limits
 
 from locacal._validation import CalibrationWarning, warn
 from locacal.data.frequency import bootstrap_counts, consistency_counts, split_by_label
+from locacal.localfit import event_prefix
 from locacal.metrics._bootstrap_statistics import BATCHED, CountBatch, sorted_order
 from locacal.metrics._null_statistics import (
     adaptive_batch,
@@ -112,6 +113,12 @@ _BATCHES = {
 #: Batched null statistics that are the square root of another one's: taken from its values
 #: when both are wanted (the same bits as their own batch statistic).
 _ROOT_OF = {"calib_err": "calib_mse"}
+#: Batched null statistics that take the running event counts of a chunk (``prefix``,
+#: :func:`locacal.localfit.event_prefix`) without weights: computed once per chunk for all
+#: of them when one of :data:`_PREFIX_USERS` (which need them anyway) is wanted; the binned
+#: ones then take their bin sums from them instead of summing the labels.
+_PREFIX_USERS = ("lcs", "wmse", "smece")
+_PREFIX_TAKERS = (*_PREFIX_USERS, "ece", "qmse", "calib_mse", "calib_err")
 
 
 _F = TypeVar("_F", bound=Callable[..., Any])
@@ -302,11 +309,19 @@ def bootstrap_intervals(names: Sequence[str], scores: np.ndarray, labels: np.nda
     return interval_bounds(names, values, replicates, level)
 
 
-def _null_draws(scores: np.ndarray, n_draws: int, rng: np.random.Generator
-                ) -> Iterator[np.ndarray]:
+def _null_draws(scores: np.ndarray, n_draws: int, rng: np.random.Generator, *,
+                reuse: bool = False) -> Iterator[np.ndarray]:
+    """Chunks of label vectors D* ~ Bernoulli(scores), (rows, n) float 0/1. ``reuse``:
+    every chunk in the same array (each is then valid until the next one is drawn; the
+    same draws): a fresh 8 MB array per chunk costs its page faults."""
     rows = max(1, _CHUNK_CELLS // scores.size)
+    buffer = np.empty((min(rows, n_draws), scores.size)) if reuse else None
     for start in range(0, n_draws, rows):
-        labels = rng.random((min(rows, n_draws - start), scores.size))
+        shape = (min(rows, n_draws - start), scores.size)
+        if buffer is None:
+            labels = rng.random(shape)
+        else:
+            labels = rng.random(out=buffer[:shape[0]])
         yield np.less(labels, scores, out=labels)  # 0/1 in place of the uniforms
 
 
@@ -340,13 +355,20 @@ def null_values(names: Sequence[str], scores: np.ndarray, *, weights: np.ndarray
     rooted = {m: _ROOT_OF[m] for m in batched if _ROOT_OF.get(m) in batched}
     for m in rooted:
         del batched[m]
+    shared = ([m for m in batched if m in _PREFIX_TAKERS]
+              if w is None and any(m in batched for m in _PREFIX_USERS) else [])
+    # the running counts of every chunk in one array (fresh ones cost their page faults)
+    counts_buffer = np.empty((min(max(1, _CHUNK_CELLS // s.size), n_draws), s.size + 1)
+                             if shared else 0, dtype=np.int32)
     values = np.full((n_draws, len(wanted)), np.nan)
     column = {m: j for j, m in enumerate(wanted)}
     done = 0
-    for labels in _null_draws(s, n_draws, rng):
+    for labels in _null_draws(s, n_draws, rng, reuse=True):
         rows = slice(done, done + labels.shape[0])
+        prefix = event_prefix(labels, out=counts_buffer) if shared else None
         for m, batch in batched.items():
-            values[rows, column[m]] = batch(labels)
+            values[rows, column[m]] = (batch(labels, prefix=prefix) if m in shared
+                                       else batch(labels))
         for m, source in rooted.items():
             values[rows, column[m]] = np.sqrt(values[rows, column[source]])
         for i, y in enumerate(labels):
