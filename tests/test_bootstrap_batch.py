@@ -34,6 +34,12 @@ def _data(n: int, seed: int, ties: bool, weighted: bool):
     return s, y, w, p
 
 
+def _distinct(n: int, seed: int):
+    """Unweighted data with distinct scores (the runs of labels of CountBatch)."""
+    s, y, _, p = _data(n, seed, False, False)
+    return p, y, None, p  # beta draws: distinct scores (clipping ties them at 0 and 1)
+
+
 def _expanded(names, s, y, w, p, idx):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", CalibrationWarning)
@@ -64,14 +70,15 @@ def test_counts_equal_expanded_resamples(ties, weighted):
 def test_runs_of_labels_either_class_first(first_label):
     """Unweighted without ties (AUC and CORP from the counts of the runs of equal labels):
     the lowest score an event or a non-event, some resamples leave it out."""
-    s, y, _, p = _data(400, 17, False, False)
+    s, y, _, p = _distinct(400, 17)
     y[np.argmin(s)] = first_label
     order = sorted_order(s, y, None)
     batch = CountBatch(s[order], y[order], None, p[order], 0.4)
+    assert batch.by_runs
     rng = np.random.default_rng(19)
     draws = [rng.integers(0, s.size, s.size) for _ in range(8)]
     counts = np.array([np.bincount(i, minlength=s.size)[order] for i in draws])
-    names = ("auc", "dsc", "mcb")
+    names = ("auc", "dsc", "mcb", "refinement")
     got = batch(names, counts)
     want = np.array([_expanded(names, s, y, None, p, i) for i in draws])
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
@@ -94,6 +101,49 @@ def test_frequency_weights_split_rows_across_bins():
             want = evaluate(NAMES, s[idx], y[idx], weights=w[idx], true_p=p[idx])
             np.testing.assert_allclose(got[b], [want[m] for m in NAMES], rtol=1e-12,
                                        atol=1e-14)
+
+
+@pytest.mark.parametrize("ties", [False, True])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_refinement_without_calib_mse(ties, weighted):
+    """The refinement asked without calib_mse (from the runs of labels when unweighted
+    without ties, else from bins without their score sums) equals the expanded resample's
+    and the value asked together with calib_mse."""
+    s, y, w, p = (_distinct(500, 23) if not (ties or weighted)
+                  else _data(500, 23 + 2 * ties + weighted, ties, weighted))
+    order = sorted_order(s, y, w)
+    batch = CountBatch(s[order], y[order], None if w is None else w[order], p[order], 0.4)
+    assert batch.by_runs == (not (ties or weighted))
+    rng = np.random.default_rng(29)
+    draws = [rng.integers(0, s.size, s.size) for _ in range(6)]
+    counts = np.array([np.bincount(i, minlength=s.size)[order] for i in draws])
+    alone = batch(["refinement"], counts)[:, 0]
+    with_auc = batch(["auc", "refinement"], counts)[:, 1]
+    with_gaps = batch(["calib_mse", "refinement"], counts)[:, 1]
+    want = np.array([_expanded(["refinement"], s, y, w, p, i)[0] for i in draws])
+    for got in (alone, with_auc, with_gaps):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("first_label", [0.0, 1.0])
+def test_refinement_from_runs_with_large_counts(first_label):
+    """Unweighted without ties, frequency counts up to 60: the bins' edges fall inside runs
+    of either label and some bins lie inside one row's copies; a resample of one class."""
+    s, y, _, p = _distinct(40, 31)
+    y[np.argmin(s)] = first_label
+    order = sorted_order(s, y, None)
+    batch = CountBatch(s[order], y[order], None, p[order], 0.5)
+    assert batch.by_runs
+    f = np.random.default_rng(37).integers(1, 60, s.size).astype(np.float64)
+    drawn = bootstrap_counts(np.random.default_rng(41), f, s.size, 5).astype(np.float64)
+    drawn[4, y[order] == 0.0] = 0.0  # events only
+    got = batch(["refinement"], drawn)[:, 0]  # counts over the sorted rows
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CalibrationWarning)
+        for b in range(drawn.shape[0]):
+            idx = np.repeat(np.arange(s.size), drawn[b].astype(np.int64))
+            want = evaluate(["refinement"], s[order][idx], y[order][idx])["refinement"]
+            np.testing.assert_allclose(got[b], want, rtol=1e-12, atol=1e-14)
 
 
 def test_single_class_resample_is_nan_where_undefined():

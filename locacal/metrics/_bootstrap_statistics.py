@@ -120,7 +120,7 @@ class CountBatch:
             sums[:, columns] = c.astype(np.float64) @ self._term_matrix(columns)
         out = np.full((c.shape[0], len(names)), np.nan)
         cache: dict[str, np.ndarray] = {}
-        by_runs = self.by_runs and bool({"auc", "mcb", "dsc"} & set(names))
+        by_runs = self.by_runs and bool({"auc", "mcb", "dsc", "refinement"} & set(names))
         if by_runs or {"calib_mse", "calib_err", "refinement"} & set(names):
             cache["cum"] = np.cumsum(c, axis=1)  # for the runs and the adaptive bins
         if by_runs:
@@ -129,7 +129,12 @@ class CountBatch:
             runs[:, 0] = ends[:, 0]
             np.subtract(ends[:, 1:], ends[:, :-1], out=runs[:, 1:])
             cache["runs"], cache["ends"] = runs, ends
+        adaptive = {"calib_mse", "calib_err", "refinement"} & set(names)
         with np.errstate(divide="ignore", invalid="ignore"):
+            if adaptive and not (by_runs and adaptive == {"refinement"}):
+                # (the refinement alone without weights and ties: from the runs, _metric)
+                cache["calib_mse"], cache["refinement"] = self._adaptive(
+                    c, cache["cum"], calib=adaptive != {"refinement"})
             for j, name in enumerate(names):
                 out[:, j] = self._metric(name, c, sums, cache)
         return out
@@ -187,9 +192,9 @@ class CountBatch:
             return rate * (1.0 - rate)
         if name == "auc":
             return self._auc(c, cache.get("runs"), cache.get("ends"))
+        if name == "refinement" and "refinement" not in cache:
+            return self._refinement_runs(cache["runs"], cache["ends"])
         if name in ("calib_mse", "calib_err", "refinement"):
-            if "refinement" not in cache:
-                cache["calib_mse"], cache["refinement"] = self._adaptive(c, cache["cum"])
             if name == "calib_err":
                 return np.sqrt(cache["calib_mse"])
             return cache[name]
@@ -248,29 +253,79 @@ class CountBatch:
         auc = twice / (2.0 * p_sum.astype(np.float64) * n_sum)
         return np.where((p_sum > 0) & (n_sum > 0), auc, np.nan)
 
-    def _adaptive(self, c: np.ndarray, cum: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _adaptive(self, c: np.ndarray, cum: np.ndarray, calib: bool = True
+                  ) -> tuple[np.ndarray, np.ndarray]:
         """calib_mse and refinement on the adaptive bins of sqrt(N) observations of each
         resample (:func:`locacal.metrics.binned.brier_decomposition`; bins as
         :func:`locacal.data.bins._counts_statistics` cuts the expanded rows); ``cum`` the
-        cumulative sums of the counts along each row."""
-        calib = np.full(c.shape[0], np.nan)
+        cumulative sums of the counts along each row. ``calib`` False: calib_mse is left
+        NaN, and the bins' score sums are not formed (the refinement reads the labels
+        only)."""
+        gaps = np.full(c.shape[0], np.nan)
         refine = np.full(c.shape[0], np.nan)
         for b, row in enumerate(c):
-            weight, label, score = self._bin_sums(row, cum[b])
+            weight, label, score = self._bin_sums(row, cum[b], calib)
             keep = weight > 0
-            weight, label, score = weight[keep], label[keep], score[keep]
+            weight, label = weight[keep], label[keep]
             total = weight.sum()
-            gap = score / weight - label / weight
-            calib[b] = np.sum(weight * gap**2) / total
+            if calib:
+                gap = score[keep] / weight - label / weight
+                gaps[b] = np.sum(weight * gap**2) / total
             p = label / weight
             refine[b] = np.sum(weight * p * (1.0 - p)) / total
-        return calib, refine
+        return gaps, refine
 
-    def _bin_sums(self, row: np.ndarray, cum: np.ndarray
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Per-bin sums of w, w y and w s over the adaptive bins of one resample's
-        observations (``cum`` its cumulative counts): bin j holds observations
-        [j size, (j + 1) size) (the last to the end)."""
+    def _refinement_runs(self, runs: np.ndarray, ends: np.ndarray) -> np.ndarray:
+        """The refinement of :meth:`_adaptive` from the counts of the runs of equal labels
+        (unweighted, no ties; ``ends`` their cumulative counts): no pass over the rows.
+
+        Observation e (0-based, in the expanded sorted order) lies in the run k whose
+        cumulative count first exceeds e; the events among observations 0..e-1 are those
+        of the runs of events before run k, plus e - ends[k - 1] when run k is one of
+        events. A bin's event count is the difference of this at its two edges, its size
+        the difference of the edges. The resamples of one size share their edges and are
+        evaluated together."""
+        events = runs[:, self.lead::2]
+        # events before the j-th run of events: 0, E_0, E_0 + E_1, ...
+        before = np.zeros((runs.shape[0], events.shape[1] + 1), dtype=np.int64)
+        np.cumsum(events, axis=1, out=before[:, 1:])
+        refine = np.empty(runs.shape[0])
+        totals = ends[:, -1]
+        for total in np.unique(totals):
+            rows = np.flatnonzero(totals == total)
+            refine[rows] = self._refinement_of_size(int(total), ends[rows], before[rows])
+        return refine
+
+    def _refinement_of_size(self, total: int, ends: np.ndarray, before: np.ndarray
+                            ) -> np.ndarray:
+        """:meth:`_refinement_runs` of resamples of ``total`` observations."""
+        rows, n_runs = ends.shape
+        size = default_bin_size(total)
+        edges = np.arange(1, max(total // size, 1), dtype=np.int64) * size
+        # the runs of all rows in one increasing sequence: row b's ends offset by
+        # b (total + 1), above every end of the rows before it
+        offset = np.arange(rows, dtype=np.int64)[:, None] * (total + 1)
+        k = np.searchsorted((ends + offset).ravel(), edges + offset, side="right")
+        start = np.where(k % n_runs > 0, ends.ravel()[k - 1], 0)
+        k -= np.arange(rows)[:, None] * n_runs  # the run within its row
+        # run k holds events iff k - lead is even and >= 0; it starts at ends[k - 1]
+        shifted = k - self.lead
+        below = np.take_along_axis(before, (shifted + 1) // 2, axis=1)
+        below += np.where(shifted % 2 == 0, edges - start, 0)
+        label = np.empty((rows, edges.size + 1))
+        label[:, 0] = below[:, 0] if edges.size else before[:, -1]
+        np.subtract(below[:, 1:], below[:, :-1], out=label[:, 1:-1])
+        if edges.size:
+            label[:, -1] = before[:, -1] - below[:, -1]
+        weight = np.diff(edges, prepend=0, append=total).astype(np.float64)
+        p = label / weight
+        return (p * (1.0 - p)) @ weight / total
+
+    def _bin_sums(self, row: np.ndarray, cum: np.ndarray, scores: bool = True
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """Per-bin sums of w, w y and w s (None when not ``scores``) over the adaptive
+        bins of one resample's observations (``cum`` its cumulative counts): bin j holds
+        observations [j size, (j + 1) size) (the last to the end)."""
         total = int(cum[-1])
         size = default_bin_size(total)
         n_bins = max(total // size, 1)
@@ -284,7 +339,7 @@ class CountBatch:
         sums = []
         values = ((self.w, self.wy, self.ws) if self.weighted
                   else (None, self.pos, self.scores))
-        for v in values:
+        for v in values[:3 if scores else 2]:
             if v is None:  # the counts of the full rows, from the cumulative counts
                 ends = np.append(starts[1:], row.size) - 1
                 full = (cum[ends] - cum[starts] + row[starts]).astype(np.float64)
@@ -297,7 +352,7 @@ class CountBatch:
             full[1:] -= part
             full[:-1] += part
             sums.append(full)
-        return sums[0], sums[1], sums[2]
+        return sums[0], sums[1], sums[2] if scores else None
 
     def _recalibrated(self, c: np.ndarray) -> np.ndarray:
         """sum_i c_i w_i (y_i - f_i)^2 with f the PAV fit of each resample on its distinct
