@@ -36,7 +36,7 @@ def _data(n: int, seed: int, ties: bool, weighted: bool):
 
 def _distinct(n: int, seed: int):
     """Unweighted data with distinct scores (the runs of labels of CountBatch)."""
-    s, y, _, p = _data(n, seed, False, False)
+    _, y, _, p = _data(n, seed, False, False)
     return p, y, None, p  # beta draws: distinct scores (clipping ties them at 0 and 1)
 
 
