@@ -240,3 +240,18 @@ def test_isotonic_binary_errors_equal_the_pav_of_the_labels():
     for dtype in (np.float64, bool):
         np.testing.assert_allclose(isotonic_binary_errors(labels.astype(dtype)), want,
                                    rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 7])
+def test_isotonic_binary_errors_short_rows(n):
+    """Every 0/1 row of a few labels (rows of one class, runs that end a row and start
+    the next) against the PAV of each row."""
+    from scipy.optimize import isotonic_regression
+
+    from locacal.metrics._bootstrap_statistics import isotonic_binary_errors
+
+    labels = (np.arange(2**n)[:, None] >> np.arange(n)[::-1] & 1).astype(np.float64)
+    labels = np.concatenate([labels, labels[::-1]])  # all orders of neighbouring rows
+    want = [np.sum((row - isotonic_regression(row).x) ** 2) for row in labels]
+    np.testing.assert_allclose(isotonic_binary_errors(labels), want, rtol=1e-12,
+                               atol=1e-12)

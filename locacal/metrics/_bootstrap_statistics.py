@@ -431,34 +431,31 @@ def isotonic_binary_errors(labels: np.ndarray) -> np.ndarray:
     """sum_i (y_i - f_i)^2 for each row of a ``(B, n)`` matrix of 0/1 labels (any numeric
     or bool dtype) of distinct sorted scores with unit weights, f the isotonic (PAV) fit.
 
-    Each run of events is pooled with the run of non-events after it (a leading run of
-    non-events stands alone): adjacent groups whose means decrease share their isotonic
-    fit (Barlow et al. 1972, §1.2), so the PAV fits one group per change from a non-event
-    to an event, about a quarter as many as there are rows. The pairs start where a row
-    starts or an event follows a non-event; their event counts are differences of one
-    integer cumulative sum of the flattened rows.
+    Each run of events is pooled with the run of non-events after it: adjacent groups whose
+    means decrease share their isotonic fit (Barlow et al. 1972, §1.2), so the PAV fits one
+    group per run of events, about a quarter as many as there are rows. A leading run of
+    non-events is left out: its mean 0 is the least, so its fit is 0 (no error) and its
+    constraint binds nothing.
+
+    The runs of all rows are found in one pass: the rows laid end to end, each followed by
+    one non-event (so that no run crosses from one row into the next) and the whole
+    preceded by one, the changes of label alternate: a run of events starts at each even
+    change and ends at the odd change after it. A pair's events are the difference of the
+    two, its size the distance to the next run of events (or to its row's end).
     """
     y = labels.astype(bool, copy=False)
     rows, n = y.shape
-    starts = np.empty_like(y)
-    starts[:, 0] = True
-    np.greater(y[:, 1:], y[:, :-1], out=starts[:, 1:])
-    first = np.flatnonzero(starts)
-    last = np.empty_like(first)  # each pair's last position in the flattened rows
-    np.subtract(first[1:], 1, out=last[:-1])
-    last[-1] = rows * n - 1
-    flat = y.ravel().view(np.uint8)
-    cum = np.cumsum(flat, dtype=np.int32 if flat.size < 2**31 else np.int64)
-    # counts and events of consecutive pairs (across rows too: each row starts a pair)
-    weight = np.empty(last.size)  # the pairs' sizes, written as floats at once
-    weight[0] = last[0] + 1
-    np.subtract(last[1:], last[:-1], out=weight[1:])
-    ends = cum[last]
-    events = np.empty_like(ends)
-    events[0] = ends[0]
-    np.subtract(ends[1:], ends[:-1], out=events[1:])
-    return _pav_errors(weight, events / weight,
-                       np.searchsorted(first, np.arange(rows + 1) * n))
+    width = n + 1  # each row and the non-event after it
+    padded = np.zeros(rows * width + 1, dtype=bool)  # [0] the non-event before all rows
+    padded[1:].reshape(rows, width)[:, :n] = y
+    change = np.flatnonzero(padded[1:] != padded[:-1])  # positions in padded[1:]
+    rises, falls = change[0::2], change[1::2]
+    bounds = np.searchsorted(rises, np.arange(rows + 1) * width)  # each row's pairs
+    weight = np.empty(rises.size)  # the pairs' sizes, written as floats at once
+    np.subtract(rises[1:], rises[:-1], out=weight[:-1])
+    last = bounds[1:][bounds[1:] > bounds[:-1]] - 1  # each row's last pair ends the row
+    weight[last] = rises[last] // width * width + n - rises[last]
+    return _pav_errors(weight, (falls - rises) / weight, bounds)
 
 
 def _pav_errors(weight: np.ndarray, means: np.ndarray, bounds: np.ndarray) -> np.ndarray:
