@@ -299,15 +299,13 @@ class CountBatch:
     def _refinement_of_size(self, total: int, ends: np.ndarray, before: np.ndarray
                             ) -> np.ndarray:
         """:meth:`_refinement_runs` of resamples of ``total`` observations."""
-        rows, n_runs = ends.shape
+        rows = ends.shape[0]
         size = default_bin_size(total)
         edges = np.arange(1, max(total // size, 1), dtype=np.int64) * size
-        # the runs of all rows in one increasing sequence: row b's ends offset by
-        # b (total + 1), above every end of the rows before it
-        offset = np.arange(rows, dtype=np.int64)[:, None] * (total + 1)
-        k = np.searchsorted((ends + offset).ravel(), edges + offset, side="right")
-        start = np.where(k % n_runs > 0, ends.ravel()[k - 1], 0)
-        k -= np.arange(rows)[:, None] * n_runs  # the run within its row
+        k = np.empty((rows, edges.size), dtype=np.int64)  # the run holding each edge
+        for b in range(rows):
+            k[b] = np.searchsorted(ends[b], edges, side="right")
+        start = np.where(k > 0, np.take_along_axis(ends, k - 1, axis=1), 0)
         # run k holds events iff k - lead is even and >= 0; it starts at ends[k - 1]
         shifted = k - self.lead
         below = np.take_along_axis(before, (shifted + 1) // 2, axis=1)
@@ -387,8 +385,8 @@ class CountBatch:
         weight[:, paired:] = events[:, paired:]
         rows, groups = weight.shape
         held = np.flatnonzero(weight != 0)  # on a bool mask: 4x quicker than on the ints
-        pooled = weight.ravel()[held].astype(np.float64)
-        means = events.ravel()[held] / pooled
+        pooled = np.take(weight, held).astype(np.float64)  # take: quicker than [held]
+        means = np.take(events, held) / pooled
         return _pav_errors(pooled, means, np.searchsorted(held, np.arange(rows + 1) * groups))
 
 
