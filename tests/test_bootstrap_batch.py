@@ -66,6 +66,27 @@ def test_counts_equal_expanded_resamples(ties, weighted):
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
 
 
+@pytest.mark.parametrize("threshold", [0.0, 0.4, 1.0])
+def test_counts_from_runs_equal_expanded_resamples(threshold):
+    """Unweighted without ties: AUC, CORP, the refinement and the counts of observations,
+    events and the confusion matrix from the runs of labels (every row predicted 1 at
+    threshold 0, none at 1)."""
+    s, y, _, p = _distinct(500, 43)
+    order = sorted_order(s, y, None)
+    batch = CountBatch(s[order], y[order], None, p[order], threshold)
+    assert batch.by_runs
+    rng = np.random.default_rng(47)
+    draws = [rng.integers(0, s.size, s.size) for _ in range(6)]
+    counts = np.array([np.bincount(i, minlength=s.size)[order] for i in draws])
+    got = batch(NAMES, counts)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CalibrationWarning)
+        for b, idx in enumerate(draws):
+            want = evaluate(NAMES, s[idx], y[idx], true_p=p[idx], threshold=threshold)
+            np.testing.assert_allclose(got[b], [want[m] for m in NAMES], rtol=1e-12,
+                                       atol=1e-14)
+
+
 @pytest.mark.parametrize("first_label", [0.0, 1.0])
 def test_runs_of_labels_either_class_first(first_label):
     """Unweighted without ties (AUC and CORP from the counts of the runs of equal labels):
@@ -78,7 +99,8 @@ def test_runs_of_labels_either_class_first(first_label):
     rng = np.random.default_rng(19)
     draws = [rng.integers(0, s.size, s.size) for _ in range(8)]
     counts = np.array([np.bincount(i, minlength=s.size)[order] for i in draws])
-    names = ("auc", "dsc", "mcb", "refinement")
+    names = ("auc", "dsc", "mcb", "refinement", "accuracy", "sensitivity", "specificity",
+             "unc", "brier")
     got = batch(names, counts)
     want = np.array([_expanded(names, s, y, None, p, i) for i in draws])
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)

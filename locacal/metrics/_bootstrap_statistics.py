@@ -51,6 +51,9 @@ BATCHED = frozenset({
 # columns of the per-row term matrix T (each multiplied by the row's relative weight w)
 _W, _WY, _BRIER, _LOSS, _TRUE, _TP, _FP, _FN, _TN, _SPIEGEL, _SPIEGEL_VAR = range(11)
 _N_COLUMNS = 11
+#: Columns of 0/1 terms when unweighted: counts, read off the runs of labels when those
+#: are formed anyway (CountBatch._label_counts).
+_COUNTED = frozenset({_W, _WY, _TP, _FP, _FN, _TN})
 #: The columns each metric reads.
 _COLUMNS = {
     "brier": (_W, _BRIER), "true_mse": (_W, _TRUE), "log_loss": (_W, _LOSS),
@@ -114,10 +117,8 @@ class CountBatch:
         resamples whose counts over the sorted rows are the rows of ``counts`` (whole
         numbers); NaN where a resample leaves a metric undefined."""
         c = np.asarray(counts).astype(np.int64, copy=False)
-        columns = tuple(sorted({k for m in names for k in _COLUMNS.get(m, ())}))
+        columns = {k for m in names for k in _COLUMNS.get(m, ())}
         sums = np.full((c.shape[0], _N_COLUMNS), np.nan)
-        if columns:
-            sums[:, columns] = c.astype(np.float64) @ self._term_matrix(columns)
         out = np.full((c.shape[0], len(names)), np.nan)
         cache: dict[str, np.ndarray] = {}
         by_runs = self.by_runs and bool({"auc", "mcb", "dsc", "refinement"} & set(names))
@@ -129,6 +130,16 @@ class CountBatch:
             runs[:, 0] = ends[:, 0]
             np.subtract(ends[:, 1:], ends[:, :-1], out=runs[:, 1:])
             cache["runs"], cache["ends"] = runs, ends
+            # the sums of 0/1 terms are counts, read off the runs (no matrix column)
+            counted = columns & _COUNTED
+            if counted:
+                for k, value in self._label_counts(cache).items():
+                    if k in counted:
+                        sums[:, k] = value
+                columns -= counted
+        if columns:
+            ordered = tuple(sorted(columns))
+            sums[:, ordered] = c.astype(np.float64) @ self._term_matrix(ordered)
         adaptive = {"calib_mse", "calib_err", "refinement"} & set(names)
         with np.errstate(divide="ignore", invalid="ignore"):
             if adaptive and not (by_runs and adaptive == {"refinement"}):
@@ -193,7 +204,7 @@ class CountBatch:
         if name == "auc":
             return self._auc(c, cache.get("runs"), cache.get("ends"))
         if name == "refinement" and "refinement" not in cache:
-            return self._refinement_runs(cache["runs"], cache["ends"])
+            return self._refinement_runs(cache)
         if name in ("calib_mse", "calib_err", "refinement"):
             if name == "calib_err":
                 return np.sqrt(cache["calib_mse"])
@@ -275,42 +286,72 @@ class CountBatch:
             refine[b] = np.sum(weight * p * (1.0 - p)) / total
         return gaps, refine
 
-    def _refinement_runs(self, runs: np.ndarray, ends: np.ndarray) -> np.ndarray:
-        """The refinement of :meth:`_adaptive` from the counts of the runs of equal labels
-        (unweighted, no ties; ``ends`` their cumulative counts): no pass over the rows.
+    def _events_below(self, cache: dict[str, np.ndarray], edges: np.ndarray,
+                      rows: np.ndarray | slice = slice(None)) -> np.ndarray:
+        """Events among the first e observations (in the expanded sorted order) of the
+        resamples ``rows``, for each e of ``edges`` (``(len(rows), m)``, 0 <= e <= N),
+        from the counts of the runs of equal labels (unweighted, no ties).
 
-        Observation e (0-based, in the expanded sorted order) lies in the run k whose
-        cumulative count first exceeds e; the events among observations 0..e-1 are those
-        of the runs of events before run k, plus e - ends[k - 1] when run k is one of
-        events. A bin's event count is the difference of this at its two edges, its size
-        the difference of the edges. The resamples of one size share their edges and are
-        evaluated together."""
-        events = runs[:, self.lead::2]
-        # events before the j-th run of events: 0, E_0, E_0 + E_1, ...
-        before = np.zeros((runs.shape[0], events.shape[1] + 1), dtype=np.int64)
-        np.cumsum(events, axis=1, out=before[:, 1:])
-        refine = np.empty(runs.shape[0])
-        totals = ends[:, -1]
-        for total in np.unique(totals):
-            rows = np.flatnonzero(totals == total)
-            refine[rows] = self._refinement_of_size(int(total), ends[rows], before[rows])
-        return refine
-
-    def _refinement_of_size(self, total: int, ends: np.ndarray, before: np.ndarray
-                            ) -> np.ndarray:
-        """:meth:`_refinement_runs` of resamples of ``total`` observations."""
-        rows = ends.shape[0]
-        size = default_bin_size(total)
-        edges = np.arange(1, max(total // size, 1), dtype=np.int64) * size
-        k = np.empty((rows, edges.size), dtype=np.int64)  # the run holding each edge
-        for b in range(rows):
-            k[b] = np.searchsorted(ends[b], edges, side="right")
+        Observation e (0-based) lies in the run k whose cumulative count first exceeds e
+        (k = the number of runs when e = N); the events among observations 0..e-1 are
+        those of the runs of events before run k, plus e - ends[k - 1] when run k is one
+        of events."""
+        if "before" not in cache:
+            events = cache["runs"][:, self.lead::2]
+            # events before the j-th run of events: 0, E_0, E_0 + E_1, ...
+            before = np.zeros((events.shape[0], events.shape[1] + 1), dtype=np.int64)
+            np.cumsum(events, axis=1, out=before[:, 1:])
+            cache["before"] = before
+        ends, before = cache["ends"][rows], cache["before"][rows]
+        k = np.empty(edges.shape, dtype=np.int64)  # the run holding each edge
+        for b in range(k.shape[0]):
+            k[b] = np.searchsorted(ends[b], edges[b], side="right")
         start = np.where(k > 0, np.take_along_axis(ends, k - 1, axis=1), 0)
         # run k holds events iff k - lead is even and >= 0; it starts at ends[k - 1]
         shifted = k - self.lead
         below = np.take_along_axis(before, (shifted + 1) // 2, axis=1)
         below += np.where(shifted % 2 == 0, edges - start, 0)
-        label = np.empty((rows, edges.size + 1))
+        return below
+
+    def _label_counts(self, cache: dict[str, np.ndarray]) -> dict[int, np.ndarray]:
+        """The sums of the 0/1 terms (:data:`_COUNTED`: observations, events, and the four
+        cells of the confusion matrix) of each resample as counts from the runs of equal
+        labels (unweighted, no ties): the rows below the threshold are the first ones in
+        the sorted order, the observations predicted 0 the first e0 of the resample."""
+        ends = cache["ends"]
+        total = ends[:, -1]
+        below_at = int(np.searchsorted(self.scores, self.threshold, side="left"))
+        e0 = (cache["cum"][:, below_at - 1] if below_at > 0
+              else np.zeros(ends.shape[0], dtype=np.int64))
+        fn = self._events_below(cache, e0[:, None])[:, 0]
+        events = cache["before"][:, -1]
+        tp = events - fn
+        counts = {_W: total, _WY: events, _TP: tp, _FP: total - e0 - tp, _FN: fn,
+                  _TN: e0 - fn}
+        return {k: v.astype(np.float64) for k, v in counts.items()}
+
+    def _refinement_runs(self, cache: dict[str, np.ndarray]) -> np.ndarray:
+        """The refinement of :meth:`_adaptive` from the counts of the runs of equal labels
+        (unweighted, no ties): no pass over the rows. A bin's event count is the
+        difference of :meth:`_events_below` at its two edges, its size the difference of
+        the edges. The resamples of one size share their edges and are evaluated
+        together."""
+        totals = cache["ends"][:, -1]
+        refine = np.empty(totals.size)
+        for total in np.unique(totals):
+            rows = np.flatnonzero(totals == total)
+            refine[rows] = self._refinement_of_size(cache, int(total), rows)
+        return refine
+
+    def _refinement_of_size(self, cache: dict[str, np.ndarray], total: int,
+                            rows: np.ndarray) -> np.ndarray:
+        """:meth:`_refinement_runs` of the resamples ``rows`` of ``total`` observations."""
+        size = default_bin_size(total)
+        edges = np.arange(1, max(total // size, 1), dtype=np.int64) * size
+        below = self._events_below(cache, np.broadcast_to(edges, (rows.size, edges.size)),
+                                   rows)
+        before = cache["before"][rows]
+        label = np.empty((rows.size, edges.size + 1))
         label[:, 0] = below[:, 0] if edges.size else before[:, -1]
         np.subtract(below[:, 1:], below[:, :-1], out=label[:, 1:-1])
         if edges.size:
