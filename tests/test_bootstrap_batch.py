@@ -277,3 +277,22 @@ def test_isotonic_binary_errors_short_rows(n):
     want = [np.sum((row - isotonic_regression(row).x) ** 2) for row in labels]
     np.testing.assert_allclose(isotonic_binary_errors(labels), want, rtol=1e-12,
                                atol=1e-12)
+
+
+def test_pooling_decreasing_groups_keeps_the_pav_errors():
+    """Pooling runs of non-increasing means before the PAV (integer groups, rows with no
+    group, one group, equal means) leaves each row's squared error as it is."""
+    from locacal.metrics._bootstrap_statistics import _pav_errors, _pool_decreasing
+
+    rng = np.random.default_rng(53)
+    sizes = [0, 1, 2, 5, 40, 0, 300, 3]
+    weight = rng.integers(1, 6, sum(sizes))
+    events = rng.binomial(weight, rng.random(weight.size))
+    events[:4] = weight[:4]  # equal means (1) at the start
+    bounds = np.concatenate([[0], np.cumsum(sizes)])
+    want = _pav_errors(weight.astype(np.float64), events / weight, bounds)
+    w2, e2, b2 = _pool_decreasing(weight, events, bounds)
+    assert w2.size < weight.size and w2.sum() == weight.sum()
+    np.testing.assert_array_equal(np.diff(b2) > 0, np.diff(bounds) > 0)
+    np.testing.assert_allclose(_pav_errors(w2.astype(np.float64), e2 / w2, b2), want,
+                               rtol=1e-12, atol=1e-12)

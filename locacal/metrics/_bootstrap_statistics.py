@@ -212,7 +212,8 @@ class CountBatch:
         if name in ("mcb", "dsc"):
             if "recalibrated" not in cache:
                 recalibrated = (self._recalibrated(c) if "runs" not in cache
-                                else self._recalibrated_runs(cache["runs"]))
+                                else self._recalibrated_runs(cache["runs"],
+                                                             cache["ends"][:, -1]))
                 cache["recalibrated"] = recalibrated / total
             if name == "mcb":
                 return sums[:, _BRIER] / total - cache["recalibrated"]
@@ -405,9 +406,9 @@ class CountBatch:
         return isotonic_squared_errors(weight, label, whole=not self.weighted)
 
 
-    def _recalibrated_runs(self, runs: np.ndarray) -> np.ndarray:
+    def _recalibrated_runs(self, runs: np.ndarray, totals: np.ndarray) -> np.ndarray:
         """:meth:`_recalibrated` from the counts of the runs of equal labels (unweighted,
-        no ties).
+        no ties; ``totals`` the resamples' observations).
 
         Each run of events is pooled with the run of non-events after it: adjacent
         groups whose means decrease (1, then 0) share their isotonic fit (Barlow et al.
@@ -416,7 +417,9 @@ class CountBatch:
         resample, so their counts and event counts are sums of run counts; the PAV then
         fits about a quarter as many groups as there are rows, those the resample holds.
         A leading run of non-events is left out: its mean 0 is the least, so its fit is 0
-        (no error) and its constraint binds nothing.
+        (no error) and its constraint binds nothing. The pairs are then pooled further by
+        :func:`_pool_decreasing` (exact in integers while the resamples hold fewer than
+        2^31 observations, else left as they are).
         """
         events = np.ascontiguousarray(runs[:, self.lead::2])  # one copy, flat below
         following = runs[:, self.lead + 1::2]
@@ -426,9 +429,13 @@ class CountBatch:
         weight[:, paired:] = events[:, paired:]
         rows, groups = weight.shape
         held = np.flatnonzero(weight != 0)  # on a bool mask: 4x quicker than on the ints
-        pooled = np.take(weight, held).astype(np.float64)  # take: quicker than [held]
-        means = np.take(events, held) / pooled
-        return _pav_errors(pooled, means, np.searchsorted(held, np.arange(rows + 1) * groups))
+        pooled = np.take(weight, held)  # take: quicker than [held]
+        events = np.take(events, held)
+        bounds = np.searchsorted(held, np.arange(rows + 1) * groups)
+        if rows and int(totals.max()) < 2**31:  # products below 2^62
+            pooled, events, bounds = _pool_decreasing(pooled, events, bounds)
+        pooled = pooled.astype(np.float64)
+        return _pav_errors(pooled, events / pooled, bounds)
 
 
 def isotonic_squared_errors(weight: np.ndarray, label: np.ndarray, *,
@@ -476,7 +483,8 @@ def isotonic_binary_errors(labels: np.ndarray) -> np.ndarray:
     non-events is left out: its mean 0 is the least, so its fit is 0 (no error) and its
     constraint binds nothing.
 
-    The runs of all rows are found in one pass: the rows laid end to end, each followed by
+    The pairs are then pooled further by :func:`_pool_decreasing`. The runs of all rows
+    are found in one pass: the rows laid end to end, each followed by
     one non-event (so that no run crosses from one row into the next) and the whole
     preceded by one, the changes of label alternate: a run of events starts at each even
     change and ends at the odd change after it. A pair's events are the difference of the
@@ -490,11 +498,58 @@ def isotonic_binary_errors(labels: np.ndarray) -> np.ndarray:
     change = np.flatnonzero(padded[1:] != padded[:-1])  # positions in padded[1:]
     rises, falls = change[0::2], change[1::2]
     bounds = np.searchsorted(rises, np.arange(rows + 1) * width)  # each row's pairs
-    weight = np.empty(rises.size)  # the pairs' sizes, written as floats at once
+    weight = np.empty_like(rises)  # the pairs' sizes
     np.subtract(rises[1:], rises[:-1], out=weight[:-1])
     last = bounds[1:][bounds[1:] > bounds[:-1]] - 1  # each row's last pair ends the row
     weight[last] = rises[last] // width * width + n - rises[last]
-    return _pav_errors(weight, (falls - rises) / weight, bounds)
+    events = falls - rises
+    if n < 2**31:  # products below 2^62
+        weight, events, bounds = _pool_decreasing(weight, events, bounds)
+    weight = weight.astype(np.float64)
+    return _pav_errors(weight, events / weight, bounds)
+
+
+#: Rounds of :func:`_pool_decreasing` before the PAV: each about halves the groups (at
+#: n = 1e5, 200 resamples: the PAV and its inputs 0.050 s without, 0.035, 0.029, 0.026 s
+#: after 1, 2, 3 rounds, no less after 4).
+_POOL_ROUNDS = 3
+
+
+def _pool_decreasing(weight: np.ndarray, events: np.ndarray, bounds: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Pool each maximal run of adjacent groups with non-increasing means, within each row
+    (row b: groups ``bounds[b]:bounds[b + 1]`` of the flat integer ``weight`` (positive)
+    and ``events``), for :data:`_POOL_ROUNDS` rounds; returns the pooled weights, events
+    and row bounds.
+
+    If the means of adjacent groups satisfy m_j >= m_{j+1}, the weighted isotonic fit is
+    equal on them (Barlow, Bartholomew, Bremner & Brunk 1972, §1.2: were f_j < f_{j+1},
+    moving the two fitted values towards each other would keep the order and lower the
+    squared error), so a run m_j >= ... >= m_k of them shares one fitted value and may be
+    replaced by one group of their summed weight and events: the fit, and the error
+    sum_g W_g [m_g (1 - 2 f_g) + f_g^2] (linear in W_g and W_g m_g where f is constant),
+    are unchanged. The comparison m_{j+1} > m_j is E_{j+1} W_j > E_j W_{j+1}, exact in
+    integers while the products stay below 2^63 (the caller's check); the pooled sums
+    are differences of integer cumulative sums. A round halves the groups about, and
+    costs less than the PAV it saves on them.
+    """
+    for _ in range(_POOL_ROUNDS):
+        size = weight.size
+        start = np.empty(size, dtype=bool)  # a group whose mean exceeds the one before
+        if size:
+            start[0] = True
+            np.greater(events[1:] * weight[:-1], events[:-1] * weight[1:], out=start[1:])
+            start[bounds[:-1][bounds[:-1] < size]] = True  # each row starts a run
+        first = np.flatnonzero(start)
+        if first.size == size:
+            break
+        last = np.empty_like(first)
+        np.subtract(first[1:], 1, out=last[:-1])
+        last[-1] = size - 1
+        weight = np.diff(np.cumsum(weight)[last], prepend=0)
+        events = np.diff(np.cumsum(events)[last], prepend=0)
+        bounds = np.searchsorted(first, bounds)
+    return weight, events, bounds
 
 
 def _pav_errors(weight: np.ndarray, means: np.ndarray, bounds: np.ndarray) -> np.ndarray:
