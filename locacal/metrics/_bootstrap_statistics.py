@@ -530,9 +530,11 @@ def _pool_decreasing(weight: np.ndarray, events: np.ndarray, bounds: np.ndarray
     sum_g W_g [m_g (1 - 2 f_g) + f_g^2] (linear in W_g and W_g m_g where f is constant),
     are unchanged. The comparison m_{j+1} > m_j is E_{j+1} W_j > E_j W_{j+1}, exact in
     integers while the products stay below 2^63 (the caller's check); the pooled sums
-    are differences of integer cumulative sums. A round halves the groups about, and
+    are differences of integer cumulative sums (taken once, read at the pooled groups'
+    ends in each round). A round halves the groups about, and
     costs less than the PAV it saves on them.
     """
+    cum_weight, cum_events = np.cumsum(weight), np.cumsum(events)  # at the groups' ends
     for _ in range(_POOL_ROUNDS):
         size = weight.size
         start = np.empty(size, dtype=bool)  # a group whose mean exceeds the one before
@@ -546,8 +548,9 @@ def _pool_decreasing(weight: np.ndarray, events: np.ndarray, bounds: np.ndarray
         last = np.empty_like(first)
         np.subtract(first[1:], 1, out=last[:-1])
         last[-1] = size - 1
-        weight = np.diff(np.cumsum(weight)[last], prepend=0)
-        events = np.diff(np.cumsum(events)[last], prepend=0)
+        cum_weight, cum_events = cum_weight[last], cum_events[last]
+        weight = np.diff(cum_weight, prepend=0)
+        events = np.diff(cum_events, prepend=0)
         bounds = np.searchsorted(first, bounds)
     return weight, events, bounds
 
