@@ -296,3 +296,28 @@ def test_pooling_decreasing_groups_keeps_the_pav_errors():
     np.testing.assert_array_equal(np.diff(b2) > 0, np.diff(bounds) > 0)
     np.testing.assert_allclose(_pav_errors(w2.astype(np.float64), e2 / w2, b2), want,
                                rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("scale", [1.0, 2.0**31])
+def test_isotonic_squared_errors_of_counts(scale):
+    """Counts per group (some empty, runs of equal and of decreasing means): the pooled
+    PAV of isotonic_squared_errors equals the PAV of each row's groups, whole or not, and
+    with rows too large to pool in integers (scale 2^31)."""
+    from scipy.optimize import isotonic_regression
+
+    from locacal.metrics._bootstrap_statistics import isotonic_squared_errors
+
+    rng = np.random.default_rng(59)
+    weight = rng.integers(0, 5, (5, 80)).astype(np.float64)
+    label = rng.binomial(weight.astype(np.int64), rng.random(weight.shape)).astype(float)
+    weight[1], label[1] = 0.0, 0.0  # a row with no group
+    label[2, :10] = weight[2, :10]  # equal means (1)
+    weight, label = weight * scale, label * scale
+    want = []
+    for w, lab in zip(weight, label, strict=True):
+        held = w > 0
+        f = isotonic_regression(lab[held] / w[held], weights=w[held]).x if held.any() else []
+        want.append(np.sum(lab[held] * (1 - 2 * np.asarray(f)) + w[held] * np.square(f)))
+    for whole in (True, False):
+        np.testing.assert_allclose(isotonic_squared_errors(weight, label, whole=whole),
+                                   want, rtol=1e-12, atol=1e-12 * scale)

@@ -449,13 +449,21 @@ def isotonic_squared_errors(weight: np.ndarray, label: np.ndarray, *,
     on them (Barlow, Bartholomew, Bremner & Brunk 1972, *Statistical Inference under Order
     Restrictions*, §1.2: pooling adjacent equal values leaves the fit unchanged), and the
     PAV on the pooled runs is much quicker. The runs of all rows are found at once on the
-    flattened rows. ``whole``: the weights are whole numbers (counts), pooled exactly by
-    differences of integer cumulative sums; otherwise by ``reduceat``. A run's label sum
-    is its weight times its mean. (0/1 labels of distinct scores with unit weights:
+    flattened rows. ``whole``: the weights and label sums are whole numbers (counts), and
+    every run of non-increasing means is pooled by :func:`_pool_decreasing` (in integers,
+    exact while a row holds fewer than 2^31 observations; else as for fractional
+    weights); otherwise the runs of equal means by ``reduceat``, a run's label sum its
+    weight times its mean. (0/1 labels of distinct scores with unit weights:
     :func:`isotonic_binary_errors`.)
     """
     row_of, col = np.nonzero(weight != 0)  # a bool mask: quicker
     held_weight = weight[row_of, col]
+    row_starts = np.searchsorted(row_of, np.arange(label.shape[0] + 1))
+    if whole and (row_of.size == 0 or np.bincount(row_of, held_weight).max() < 2**31):
+        pooled, events, bounds = _pool_decreasing(
+            held_weight.astype(np.int64), label[row_of, col].astype(np.int64), row_starts)
+        pooled = pooled.astype(np.float64)
+        return _pav_errors(pooled, events / pooled, bounds)
     means = label[row_of, col] / held_weight
     change = np.empty(means.size, dtype=bool)
     change[0] = True
@@ -469,7 +477,6 @@ def isotonic_squared_errors(weight: np.ndarray, label: np.ndarray, *,
         pooled = np.add.reduceat(held_weight, runs)
     pooled = pooled.astype(np.float64, copy=False)
     # first run of each row: runs start at each row's first position
-    row_starts = np.searchsorted(row_of, np.arange(label.shape[0] + 1))
     return _pav_errors(pooled, means[runs], np.searchsorted(runs, row_starts))
 
 
