@@ -122,6 +122,12 @@ class CountBatch:
         out = np.full((c.shape[0], len(names)), np.nan)
         cache: dict[str, np.ndarray] = {}
         by_runs = self.by_runs and bool({"auc", "mcb", "dsc", "refinement"} & set(names))
+        # with the runs of labels, the sums of 0/1 terms are counts read off them (below)
+        counted = columns & _COUNTED if by_runs else set()
+        columns -= counted
+        if columns:  # first: its float copy of the counts is freed before the runs' arrays
+            ordered = tuple(sorted(columns))
+            sums[:, ordered] = c.astype(np.float64) @ self._term_matrix(ordered)
         if by_runs or {"calib_mse", "calib_err", "refinement"} & set(names):
             cache["cum"] = np.cumsum(c, axis=1)  # for the runs and the adaptive bins
         if by_runs:
@@ -130,22 +136,19 @@ class CountBatch:
             runs[:, 0] = ends[:, 0]
             np.subtract(ends[:, 1:], ends[:, :-1], out=runs[:, 1:])
             cache["runs"], cache["ends"] = runs, ends
-            # the sums of 0/1 terms are counts, read off the runs (no matrix column)
-            counted = columns & _COUNTED
             if counted:
                 for k, value in self._label_counts(cache).items():
                     if k in counted:
                         sums[:, k] = value
-                columns -= counted
-        if columns:
-            ordered = tuple(sorted(columns))
-            sums[:, ordered] = c.astype(np.float64) @ self._term_matrix(ordered)
         adaptive = {"calib_mse", "calib_err", "refinement"} & set(names)
         with np.errstate(divide="ignore", invalid="ignore"):
             if adaptive and not (by_runs and adaptive == {"refinement"}):
                 # (the refinement alone without weights and ties: from the runs, _metric)
                 cache["calib_mse"], cache["refinement"] = self._adaptive(
                     c, cache["cum"], calib=adaptive != {"refinement"})
+            # the cumulative counts are read no more: their 8 bytes a cell are freed
+            # before CORP's temporaries (a lower peak; see isotonic_binary_errors)
+            cache.pop("cum", None)
             for j, name in enumerate(names):
                 out[:, j] = self._metric(name, c, sums, cache)
         return out
@@ -432,6 +435,7 @@ class CountBatch:
         pooled = np.take(weight, held)  # take: quicker than [held]
         events = np.take(events, held)
         bounds = np.searchsorted(held, np.arange(rows + 1) * groups)
+        del weight, held, following  # a lower peak of the temporaries (see below)
         if rows and int(totals.max()) < 2**31:  # products below 2^62
             pooled, events, bounds = _pool_decreasing(pooled, events, bounds)
         pooled = pooled.astype(np.float64)
@@ -510,6 +514,11 @@ def isotonic_binary_errors(labels: np.ndarray) -> np.ndarray:
     last = bounds[1:][bounds[1:] > bounds[:-1]] - 1  # each row's last pair ends the row
     weight[last] = rises[last] // width * width + n - rises[last]
     events = falls - rises
+    # free the changes (views keep them) and the padded labels before the pooling: the
+    # peak of the temporaries stays lower (measured: 16.3 -> 11 MB for 10 x 1e5 labels),
+    # below the size at which glibc returns freed memory to the system after each chunk
+    # (then faulted in again by the next: 90 000 page faults per 200 draws)
+    del padded, change, rises, falls
     if n < 2**31:  # products below 2^62
         weight, events, bounds = _pool_decreasing(weight, events, bounds)
     weight = weight.astype(np.float64)
