@@ -71,32 +71,42 @@ tied scores without weights (PAV plus its inputs 0.050 -> 0.026 s per 200 resamp
 events and confusion cells read off the runs of labels (no pass over the rows; the matrix
 product keeps 4 of its 10 columns), the refinement alone forms no score sums otherwise;
 mcb's null runs of events from one pass over the label changes (0.023 -> 0.015 s); nonzero
-on bool masks (4x quicker than on the integer weights). Measured alternately with the code
-before (main) in one session, ``--repeat 3``, CPU seconds, range over three runs each with
-``--sizes 10000 100000`` and three with ``--sizes 100000`` alone (the other helper's
-benchmarks ran at the same time: load 1.7-2.1 on the two cores)::
+on bool masks (4x quicker than on the integer weights); a lower peak of the chunk
+temporaries (below). Measured alternately with the code before (main at 81245ed) in one
+session, ``--repeat 3``, CPU seconds, range over three runs each with ``--sizes 10000
+100000`` and three with ``--sizes 100000`` alone (load 0.8-1.0 on the two cores)::
 
           n  code    report       ci         ci / report  boot         null
-        1e4  before  0.031-0.033  0.15-0.17  4.7-5.5      0.034-0.050  0.086-0.090
-             after   0.032        0.14-0.15  4.4-4.5      0.024-0.030  0.084-0.089
-        1e5  before  0.061-0.091  0.79-0.95  9.1-13.3     0.245-0.262  0.397-0.418
-             after   0.059-0.079  0.71-0.76  8.9-12.5     0.186-0.204  0.355-0.403
+        1e4  before  0.032-0.034  0.15-0.18  4.6-5.3      0.034-0.050  0.090-0.093
+             after   0.031-0.033  0.14-0.15  4.3-4.4      0.023        0.085-0.088
+        1e5  before  0.062-0.076  0.80-0.83  10.6-13.0    0.242-0.257  0.398-0.416
+             after   0.059-0.079  0.71-0.73  9.1-12.0     0.175-0.200  0.368-0.416
 
-(1e5 alone: before ci 0.79-0.95 s, 9.1-13.1 plain reports; after 0.71-0.76 s, 8.9-10.1.)
-Per metric at 1e5 (this table, the same session): dsc's bootstrap 0.18 -> 0.14 s and mcb's
-null 0.13-0.14 -> 0.10-0.11 s; a metric's row is only a guide: run alone, the chunk loop's
-temporaries of 1-8 MB are returned to the system and faulted in again in each chunk
-(glibc's trim threshold), 80 000 minor faults (0.1-0.15 s) for dsc alone in some runs and
-not in others (dsc 0.29 s instead of 0.14 s), while the ci report itself takes about 5 000
-after its first call. Tried in this round and dropped: pooling rounds by ``reduceat`` (cost
-as much as the PAV they save: 0.049 s vs 0.047 s); a fourth pooling round (no gain);
-scikit-learn's private in-place PAV (0.055 s vs scipy's 0.044 s on these inputs); one PAV
-call per chunk with the rows offset apart (0.046-0.049 s vs 0.044 s); the counts as floats
-to save the conversion for the product (the integer cumulative sum from floats costs more:
-0.070-0.076 vs 0.066-0.072 s); run counts by ``reduceat`` over the rows (0.086 vs 0.013 s);
-the runs of events of the null labels from two ``flatnonzero`` of rises and falls (0.021 s,
-the one pass over the changes 0.015 s, before 0.023 s); work buffers reused across chunks
-(no fewer page faults: they come from the smaller temporaries).
+(1e5 alone: before ci 0.81-0.83 s, 10.6-11.2 plain reports; after 0.71-0.72 s, 9.1-9.7.)
+With the null draws' round merged (main at 98d959d, the same session and load): ci
+0.71-0.74 -> 0.60-0.62 s, 9.3-9.4 -> 7.8-8.0 plain reports (bootstrap 0.244-0.254 ->
+0.169-0.181 s, null draws 0.315-0.317 -> 0.274-0.281 s).
+
+The peak of a chunk's temporaries matters as much as their passes: after the first call,
+glibc's dynamic thresholds hand freed memory back to the system when more than about
+16 MB lies free at the top of the heap, and the next chunk faults it in again. The pooled
+PAV inputs first took isotonic_binary_errors' peak from 15.6 to 16.3 MB for 10 x 1e5
+labels, and merged with the null draws' round the ci report then took 90 000 page faults
+per call (0.78 s instead of 0.61 s); freeing the label changes before the pooling (11.5
+MB), and in CountBatch making and freeing the counts' float copy before the runs and
+dropping the cumulative counts once read (32 -> 20.5 MB; main 26.6 MB), brought it back to
+4 000-8 000. The per-metric rows run one metric alone, where this still happens (dsc's
+bootstrap alone takes 70 000-85 000 faults, before and after: 0.14-0.18 s or 0.29-0.34 s
+depending on the allocator's state), so they are only a guide. Tried in this round and
+dropped: pooling rounds by ``reduceat`` (cost as much as the PAV they save: 0.049 vs
+0.047 s); a fourth pooling round (no gain); scikit-learn's private in-place PAV (0.055 s vs
+scipy's 0.044 s on these inputs); one PAV call per chunk with the rows offset apart
+(0.046-0.049 vs 0.044 s); the counts as floats to save the conversion for the product (the
+integer cumulative sum from floats costs more: 0.070-0.076 vs 0.066-0.072 s); run counts by
+``reduceat`` over the rows (0.086 vs 0.013 s); the null labels' runs of events from two
+``flatnonzero``, of rises and of falls (0.021 s; the one pass over the changes 0.015 s,
+before 0.023 s); work buffers kept across chunks for the counts, their float copy and
+their cumulative sum (no fewer page faults: the smaller temporaries made them).
 
 Usage: ``python benchmarks/bench_report_ci.py [--sizes 10000 100000] [--n-boot 200]
 [--repeat 3] [--no-metrics]``
