@@ -21,7 +21,13 @@ of counts:
   inside some row's copies, and each bin sums its full rows plus the parts of the rows cut
   by its edges;
 * CORP's dsc (and mcb) come from one PAV fit per resample on the distinct scores it holds,
-  weighted by its counts (:func:`scipy.optimize.isotonic_regression`).
+  weighted by its counts (:func:`scipy.optimize.isotonic_regression`), after pooling the
+  runs of adjacent groups with non-increasing means, which share their fit.
+
+Without weights and tied scores, the counts of the runs of equal labels of the sorted rows
+(differences of the cumulative counts at the runs' ends) give the AUC, CORP's groups, the
+refinement's bins and the sums of 0/1 terms (observations, events, confusion cells)
+without a further pass over the rows.
 
 Each equals the metric of :func:`locacal.metrics.registry.evaluate` on the expanded resample
 (tests check this to 1e-12).
