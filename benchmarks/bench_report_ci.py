@@ -104,6 +104,52 @@ shares by ``np.add.reduceat`` on the rows instead of the transposed product (0.4
 output compared with integer thresholds (0.037 -> 0.024 s for the 200 x 1e5 draws, but
 other draws for a seed: not worth a change of the random stream alone).
 
+A fourth round, bootstrap side (branch ciboot; the null draws' side is a separate round):
+CORP's PAV inputs pooled beforehand by three rounds of pooling each run of adjacent groups
+with non-increasing means (they share their isotonic fit, Barlow et al. 1972, §1.2; exact in
+integers), each round halving the groups, for dsc's bootstrap pairs, mcb's null pairs and
+tied scores without weights (PAV plus its inputs 0.050 -> 0.026 s per 200 resamples at
+1e5); without weights and ties the bootstrap's refinement and its counts of observations,
+events and confusion cells read off the runs of labels (no pass over the rows; the matrix
+product keeps 4 of its 10 columns), the refinement alone forms no score sums otherwise;
+mcb's null runs of events from one pass over the label changes (0.023 -> 0.015 s); nonzero
+on bool masks (4x quicker than on the integer weights); a lower peak of the chunk
+temporaries (below). Measured alternately with the code before (main at 81245ed) in one
+session, ``--repeat 3``, CPU seconds, range over three runs each with ``--sizes 10000
+100000`` and three with ``--sizes 100000`` alone (load 0.8-1.0 on the two cores)::
+
+          n  code    report       ci         ci / report  boot         null
+        1e4  before  0.032-0.034  0.15-0.18  4.6-5.3      0.034-0.050  0.090-0.093
+             after   0.031-0.033  0.14-0.15  4.3-4.4      0.023        0.085-0.088
+        1e5  before  0.062-0.076  0.80-0.83  10.6-13.0    0.242-0.257  0.398-0.416
+             after   0.059-0.079  0.71-0.73  9.1-12.0     0.175-0.200  0.368-0.416
+
+(1e5 alone: before ci 0.81-0.83 s, 10.6-11.2 plain reports; after 0.71-0.72 s, 9.1-9.7.)
+With the null draws' round merged (main at 98d959d, the same session and load): ci
+0.71-0.74 -> 0.60-0.62 s, 9.3-9.4 -> 7.8-8.0 plain reports (bootstrap 0.244-0.254 ->
+0.169-0.181 s, null draws 0.315-0.317 -> 0.274-0.281 s).
+
+The peak of a chunk's temporaries matters as much as their passes: after the first call,
+glibc's dynamic thresholds hand freed memory back to the system when more than about
+16 MB lies free at the top of the heap, and the next chunk faults it in again. The pooled
+PAV inputs first took isotonic_binary_errors' peak from 15.6 to 16.3 MB for 10 x 1e5
+labels, and merged with the null draws' round the ci report then took 90 000 page faults
+per call (0.78 s instead of 0.61 s); freeing the label changes before the pooling (11.5
+MB), and in CountBatch making and freeing the counts' float copy before the runs and
+dropping the cumulative counts once read (32 -> 20.5 MB; main 26.6 MB), brought it back to
+4 000-8 000. The per-metric rows run one metric alone, where this still happens (dsc's
+bootstrap alone takes 70 000-85 000 faults, before and after: 0.14-0.18 s or 0.29-0.34 s
+depending on the allocator's state), so they are only a guide. Tried in this round and
+dropped: pooling rounds by ``reduceat`` (cost as much as the PAV they save: 0.049 vs
+0.047 s); a fourth pooling round (no gain); scikit-learn's private in-place PAV (0.055 s vs
+scipy's 0.044 s on these inputs); one PAV call per chunk with the rows offset apart
+(0.046-0.049 vs 0.044 s); the counts as floats to save the conversion for the product (the
+integer cumulative sum from floats costs more: 0.070-0.076 vs 0.066-0.072 s); run counts by
+``reduceat`` over the rows (0.086 vs 0.013 s); the null labels' runs of events from two
+``flatnonzero``, of rises and of falls (0.021 s; the one pass over the changes 0.015 s,
+before 0.023 s); work buffers kept across chunks for the counts, their float copy and
+their cumulative sum (no fewer page faults: the smaller temporaries made them).
+
 Usage: ``python benchmarks/bench_report_ci.py [--sizes 10000 100000] [--n-boot 200]
 [--repeat 3] [--no-metrics]``
 """

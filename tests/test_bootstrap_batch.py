@@ -34,6 +34,12 @@ def _data(n: int, seed: int, ties: bool, weighted: bool):
     return s, y, w, p
 
 
+def _distinct(n: int, seed: int):
+    """Unweighted data with distinct scores (the runs of labels of CountBatch)."""
+    _, y, _, p = _data(n, seed, False, False)
+    return p, y, None, p  # beta draws: distinct scores (clipping ties them at 0 and 1)
+
+
 def _expanded(names, s, y, w, p, idx):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", CalibrationWarning)
@@ -60,18 +66,41 @@ def test_counts_equal_expanded_resamples(ties, weighted):
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
 
 
+@pytest.mark.parametrize("threshold", [0.0, 0.4, 1.0])
+def test_counts_from_runs_equal_expanded_resamples(threshold):
+    """Unweighted without ties: AUC, CORP, the refinement and the counts of observations,
+    events and the confusion matrix from the runs of labels (every row predicted 1 at
+    threshold 0, none at 1)."""
+    s, y, _, p = _distinct(500, 43)
+    order = sorted_order(s, y, None)
+    batch = CountBatch(s[order], y[order], None, p[order], threshold)
+    assert batch.by_runs
+    rng = np.random.default_rng(47)
+    draws = [rng.integers(0, s.size, s.size) for _ in range(6)]
+    counts = np.array([np.bincount(i, minlength=s.size)[order] for i in draws])
+    got = batch(NAMES, counts)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CalibrationWarning)
+        for b, idx in enumerate(draws):
+            want = evaluate(NAMES, s[idx], y[idx], true_p=p[idx], threshold=threshold)
+            np.testing.assert_allclose(got[b], [want[m] for m in NAMES], rtol=1e-12,
+                                       atol=1e-14)
+
+
 @pytest.mark.parametrize("first_label", [0.0, 1.0])
 def test_runs_of_labels_either_class_first(first_label):
     """Unweighted without ties (AUC and CORP from the counts of the runs of equal labels):
     the lowest score an event or a non-event, some resamples leave it out."""
-    s, y, _, p = _data(400, 17, False, False)
+    s, y, _, p = _distinct(400, 17)
     y[np.argmin(s)] = first_label
     order = sorted_order(s, y, None)
     batch = CountBatch(s[order], y[order], None, p[order], 0.4)
+    assert batch.by_runs
     rng = np.random.default_rng(19)
     draws = [rng.integers(0, s.size, s.size) for _ in range(8)]
     counts = np.array([np.bincount(i, minlength=s.size)[order] for i in draws])
-    names = ("auc", "dsc", "mcb")
+    names = ("auc", "dsc", "mcb", "refinement", "accuracy", "sensitivity", "specificity",
+             "unc", "brier")
     got = batch(names, counts)
     want = np.array([_expanded(names, s, y, None, p, i) for i in draws])
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
@@ -94,6 +123,49 @@ def test_frequency_weights_split_rows_across_bins():
             want = evaluate(NAMES, s[idx], y[idx], weights=w[idx], true_p=p[idx])
             np.testing.assert_allclose(got[b], [want[m] for m in NAMES], rtol=1e-12,
                                        atol=1e-14)
+
+
+@pytest.mark.parametrize("ties", [False, True])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_refinement_without_calib_mse(ties, weighted):
+    """The refinement asked without calib_mse (from the runs of labels when unweighted
+    without ties, else from bins without their score sums) equals the expanded resample's
+    and the value asked together with calib_mse."""
+    s, y, w, p = (_distinct(500, 23) if not (ties or weighted)
+                  else _data(500, 23 + 2 * ties + weighted, ties, weighted))
+    order = sorted_order(s, y, w)
+    batch = CountBatch(s[order], y[order], None if w is None else w[order], p[order], 0.4)
+    assert batch.by_runs == (not (ties or weighted))
+    rng = np.random.default_rng(29)
+    draws = [rng.integers(0, s.size, s.size) for _ in range(6)]
+    counts = np.array([np.bincount(i, minlength=s.size)[order] for i in draws])
+    alone = batch(["refinement"], counts)[:, 0]
+    with_auc = batch(["auc", "refinement"], counts)[:, 1]
+    with_gaps = batch(["calib_mse", "refinement"], counts)[:, 1]
+    want = np.array([_expanded(["refinement"], s, y, w, p, i)[0] for i in draws])
+    for got in (alone, with_auc, with_gaps):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-14)
+
+
+@pytest.mark.parametrize("first_label", [0.0, 1.0])
+def test_refinement_from_runs_with_large_counts(first_label):
+    """Unweighted without ties, frequency counts up to 60: the bins' edges fall inside runs
+    of either label and some bins lie inside one row's copies; a resample of one class."""
+    s, y, _, p = _distinct(40, 31)
+    y[np.argmin(s)] = first_label
+    order = sorted_order(s, y, None)
+    batch = CountBatch(s[order], y[order], None, p[order], 0.5)
+    assert batch.by_runs
+    f = np.random.default_rng(37).integers(1, 60, s.size).astype(np.float64)
+    drawn = bootstrap_counts(np.random.default_rng(41), f, s.size, 5).astype(np.float64)
+    drawn[4, y[order] == 0.0] = 0.0  # events only
+    got = batch(["refinement"], drawn)[:, 0]  # counts over the sorted rows
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CalibrationWarning)
+        for b in range(drawn.shape[0]):
+            idx = np.repeat(np.arange(s.size), drawn[b].astype(np.int64))
+            want = evaluate(["refinement"], s[order][idx], y[order][idx])["refinement"]
+            np.testing.assert_allclose(got[b], want, rtol=1e-12, atol=1e-14)
 
 
 def test_single_class_resample_is_nan_where_undefined():
@@ -289,3 +361,62 @@ def test_null_values_with_and_without_shared_counts(names):
         null_values([m], s, weights=None, threshold=0.5, n_draws=5,
                     rng=np.random.default_rng(3), tick=lambda: None)[:, 0] for m in names])
     np.testing.assert_array_equal(got, alone)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 7])
+def test_isotonic_binary_errors_short_rows(n):
+    """Every 0/1 row of a few labels (rows of one class, runs that end a row and start
+    the next) against the PAV of each row."""
+    from scipy.optimize import isotonic_regression
+
+    from locacal.metrics._bootstrap_statistics import isotonic_binary_errors
+
+    labels = (np.arange(2**n)[:, None] >> np.arange(n)[::-1] & 1).astype(np.float64)
+    labels = np.concatenate([labels, labels[::-1]])  # all orders of neighbouring rows
+    want = [np.sum((row - isotonic_regression(row).x) ** 2) for row in labels]
+    np.testing.assert_allclose(isotonic_binary_errors(labels), want, rtol=1e-12,
+                               atol=1e-12)
+
+
+def test_pooling_decreasing_groups_keeps_the_pav_errors():
+    """Pooling runs of non-increasing means before the PAV (integer groups, rows with no
+    group, one group, equal means) leaves each row's squared error as it is."""
+    from locacal.metrics._bootstrap_statistics import _pav_errors, _pool_decreasing
+
+    rng = np.random.default_rng(53)
+    sizes = [0, 1, 2, 5, 40, 0, 300, 3]
+    weight = rng.integers(1, 6, sum(sizes))
+    events = rng.binomial(weight, rng.random(weight.size))
+    events[:4] = weight[:4]  # equal means (1) at the start
+    bounds = np.concatenate([[0], np.cumsum(sizes)])
+    want = _pav_errors(weight.astype(np.float64), events / weight, bounds)
+    w2, e2, b2 = _pool_decreasing(weight, events, bounds)
+    assert w2.size < weight.size and w2.sum() == weight.sum()
+    np.testing.assert_array_equal(np.diff(b2) > 0, np.diff(bounds) > 0)
+    np.testing.assert_allclose(_pav_errors(w2.astype(np.float64), e2 / w2, b2), want,
+                               rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("scale", [1.0, 2.0**31])
+def test_isotonic_squared_errors_of_counts(scale):
+    """Counts per group (some empty, runs of equal and of decreasing means): the pooled
+    PAV of isotonic_squared_errors equals the PAV of each row's groups, whole or not, and
+    with rows too large to pool in integers (scale 2^31)."""
+    from scipy.optimize import isotonic_regression
+
+    from locacal.metrics._bootstrap_statistics import isotonic_squared_errors
+
+    rng = np.random.default_rng(59)
+    weight = rng.integers(0, 5, (5, 80)).astype(np.float64)
+    label = rng.binomial(weight.astype(np.int64), rng.random(weight.shape)).astype(float)
+    weight[1], label[1] = 0.0, 0.0  # a row with no group
+    label[2, :10] = weight[2, :10]  # equal means (1)
+    weight, label = weight * scale, label * scale
+    want = []
+    for w, lab in zip(weight, label, strict=True):
+        held = w > 0
+        f = isotonic_regression(lab[held] / w[held], weights=w[held]).x if held.any() else []
+        want.append(np.sum(lab[held] * (1 - 2 * np.asarray(f)) + w[held] * np.square(f)))
+    for whole in (True, False):
+        np.testing.assert_allclose(isotonic_squared_errors(weight, label, whole=whole),
+                                   want, rtol=1e-12, atol=1e-12 * scale)

@@ -21,7 +21,13 @@ of counts:
   inside some row's copies, and each bin sums its full rows plus the parts of the rows cut
   by its edges;
 * CORP's dsc (and mcb) come from one PAV fit per resample on the distinct scores it holds,
-  weighted by its counts (:func:`scipy.optimize.isotonic_regression`).
+  weighted by its counts (:func:`scipy.optimize.isotonic_regression`), after pooling the
+  runs of adjacent groups with non-increasing means, which share their fit.
+
+Without weights and tied scores, the counts of the runs of equal labels of the sorted rows
+(differences of the cumulative counts at the runs' ends) give the AUC, CORP's groups, the
+refinement's bins and the sums of 0/1 terms (observations, events, confusion cells)
+without a further pass over the rows.
 
 Each equals the metric of :func:`locacal.metrics.registry.evaluate` on the expanded resample
 (tests check this to 1e-12).
@@ -51,6 +57,9 @@ BATCHED = frozenset({
 # columns of the per-row term matrix T (each multiplied by the row's relative weight w)
 _W, _WY, _BRIER, _LOSS, _TRUE, _TP, _FP, _FN, _TN, _SPIEGEL, _SPIEGEL_VAR = range(11)
 _N_COLUMNS = 11
+#: Columns of 0/1 terms when unweighted: counts, read off the runs of labels when those
+#: are formed anyway (CountBatch._label_counts).
+_COUNTED = frozenset({_W, _WY, _TP, _FP, _FN, _TN})
 #: The columns each metric reads.
 _COLUMNS = {
     "brier": (_W, _BRIER), "true_mse": (_W, _TRUE), "log_loss": (_W, _LOSS),
@@ -114,13 +123,17 @@ class CountBatch:
         resamples whose counts over the sorted rows are the rows of ``counts`` (whole
         numbers); NaN where a resample leaves a metric undefined."""
         c = np.asarray(counts).astype(np.int64, copy=False)
-        columns = tuple(sorted({k for m in names for k in _COLUMNS.get(m, ())}))
+        columns = {k for m in names for k in _COLUMNS.get(m, ())}
         sums = np.full((c.shape[0], _N_COLUMNS), np.nan)
-        if columns:
-            sums[:, columns] = c.astype(np.float64) @ self._term_matrix(columns)
         out = np.full((c.shape[0], len(names)), np.nan)
         cache: dict[str, np.ndarray] = {}
-        by_runs = self.by_runs and bool({"auc", "mcb", "dsc"} & set(names))
+        by_runs = self.by_runs and bool({"auc", "mcb", "dsc", "refinement"} & set(names))
+        # with the runs of labels, the sums of 0/1 terms are counts read off them (below)
+        counted = columns & _COUNTED if by_runs else set()
+        columns -= counted
+        if columns:  # first: its float copy of the counts is freed before the runs' arrays
+            ordered = tuple(sorted(columns))
+            sums[:, ordered] = c.astype(np.float64) @ self._term_matrix(ordered)
         if by_runs or {"calib_mse", "calib_err", "refinement"} & set(names):
             cache["cum"] = np.cumsum(c, axis=1)  # for the runs and the adaptive bins
         if by_runs:
@@ -129,7 +142,19 @@ class CountBatch:
             runs[:, 0] = ends[:, 0]
             np.subtract(ends[:, 1:], ends[:, :-1], out=runs[:, 1:])
             cache["runs"], cache["ends"] = runs, ends
+            if counted:
+                for k, value in self._label_counts(cache).items():
+                    if k in counted:
+                        sums[:, k] = value
+        adaptive = {"calib_mse", "calib_err", "refinement"} & set(names)
         with np.errstate(divide="ignore", invalid="ignore"):
+            if adaptive and not (by_runs and adaptive == {"refinement"}):
+                # (the refinement alone without weights and ties: from the runs, _metric)
+                cache["calib_mse"], cache["refinement"] = self._adaptive(
+                    c, cache["cum"], calib=adaptive != {"refinement"})
+            # the cumulative counts are read no more: their 8 bytes a cell are freed
+            # before CORP's temporaries (a lower peak; see isotonic_binary_errors)
+            cache.pop("cum", None)
             for j, name in enumerate(names):
                 out[:, j] = self._metric(name, c, sums, cache)
         return out
@@ -187,16 +212,17 @@ class CountBatch:
             return rate * (1.0 - rate)
         if name == "auc":
             return self._auc(c, cache.get("runs"), cache.get("ends"))
+        if name == "refinement" and "refinement" not in cache:
+            return self._refinement_runs(cache)
         if name in ("calib_mse", "calib_err", "refinement"):
-            if "refinement" not in cache:
-                cache["calib_mse"], cache["refinement"] = self._adaptive(c, cache["cum"])
             if name == "calib_err":
                 return np.sqrt(cache["calib_mse"])
             return cache[name]
         if name in ("mcb", "dsc"):
             if "recalibrated" not in cache:
                 recalibrated = (self._recalibrated(c) if "runs" not in cache
-                                else self._recalibrated_runs(cache["runs"]))
+                                else self._recalibrated_runs(cache["runs"],
+                                                             cache["ends"][:, -1]))
                 cache["recalibrated"] = recalibrated / total
             if name == "mcb":
                 return sums[:, _BRIER] / total - cache["recalibrated"]
@@ -248,29 +274,107 @@ class CountBatch:
         auc = twice / (2.0 * p_sum.astype(np.float64) * n_sum)
         return np.where((p_sum > 0) & (n_sum > 0), auc, np.nan)
 
-    def _adaptive(self, c: np.ndarray, cum: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _adaptive(self, c: np.ndarray, cum: np.ndarray, calib: bool = True
+                  ) -> tuple[np.ndarray, np.ndarray]:
         """calib_mse and refinement on the adaptive bins of sqrt(N) observations of each
         resample (:func:`locacal.metrics.binned.brier_decomposition`; bins as
         :func:`locacal.data.bins._counts_statistics` cuts the expanded rows); ``cum`` the
-        cumulative sums of the counts along each row."""
-        calib = np.full(c.shape[0], np.nan)
+        cumulative sums of the counts along each row. ``calib`` False: calib_mse is left
+        NaN, and the bins' score sums are not formed (the refinement reads the labels
+        only)."""
+        gaps = np.full(c.shape[0], np.nan)
         refine = np.full(c.shape[0], np.nan)
         for b, row in enumerate(c):
-            weight, label, score = self._bin_sums(row, cum[b])
+            weight, label, score = self._bin_sums(row, cum[b], calib)
             keep = weight > 0
-            weight, label, score = weight[keep], label[keep], score[keep]
+            weight, label = weight[keep], label[keep]
             total = weight.sum()
-            gap = score / weight - label / weight
-            calib[b] = np.sum(weight * gap**2) / total
+            if calib:
+                gap = score[keep] / weight - label / weight
+                gaps[b] = np.sum(weight * gap**2) / total
             p = label / weight
             refine[b] = np.sum(weight * p * (1.0 - p)) / total
-        return calib, refine
+        return gaps, refine
 
-    def _bin_sums(self, row: np.ndarray, cum: np.ndarray
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Per-bin sums of w, w y and w s over the adaptive bins of one resample's
-        observations (``cum`` its cumulative counts): bin j holds observations
-        [j size, (j + 1) size) (the last to the end)."""
+    def _events_below(self, cache: dict[str, np.ndarray], edges: np.ndarray,
+                      rows: np.ndarray | slice = slice(None)) -> np.ndarray:
+        """Events among the first e observations (in the expanded sorted order) of the
+        resamples ``rows``, for each e of ``edges`` (``(len(rows), m)``, 0 <= e <= N),
+        from the counts of the runs of equal labels (unweighted, no ties).
+
+        Observation e (0-based) lies in the run k whose cumulative count first exceeds e
+        (k = the number of runs when e = N); the events among observations 0..e-1 are
+        those of the runs of events before run k, plus e - ends[k - 1] when run k is one
+        of events."""
+        if "before" not in cache:
+            events = cache["runs"][:, self.lead::2]
+            # events before the j-th run of events: 0, E_0, E_0 + E_1, ...
+            before = np.zeros((events.shape[0], events.shape[1] + 1), dtype=np.int64)
+            np.cumsum(events, axis=1, out=before[:, 1:])
+            cache["before"] = before
+        ends, before = cache["ends"][rows], cache["before"][rows]
+        k = np.empty(edges.shape, dtype=np.int64)  # the run holding each edge
+        for b in range(k.shape[0]):
+            k[b] = np.searchsorted(ends[b], edges[b], side="right")
+        start = np.where(k > 0, np.take_along_axis(ends, k - 1, axis=1), 0)
+        # run k holds events iff k - lead is even and >= 0; it starts at ends[k - 1]
+        shifted = k - self.lead
+        below = np.take_along_axis(before, (shifted + 1) // 2, axis=1)
+        below += np.where(shifted % 2 == 0, edges - start, 0)
+        return below
+
+    def _label_counts(self, cache: dict[str, np.ndarray]) -> dict[int, np.ndarray]:
+        """The sums of the 0/1 terms (:data:`_COUNTED`: observations, events, and the four
+        cells of the confusion matrix) of each resample as counts from the runs of equal
+        labels (unweighted, no ties): the rows below the threshold are the first ones in
+        the sorted order, the observations predicted 0 the first e0 of the resample."""
+        ends = cache["ends"]
+        total = ends[:, -1]
+        below_at = int(np.searchsorted(self.scores, self.threshold, side="left"))
+        e0 = (cache["cum"][:, below_at - 1] if below_at > 0
+              else np.zeros(ends.shape[0], dtype=np.int64))
+        fn = self._events_below(cache, e0[:, None])[:, 0]
+        events = cache["before"][:, -1]
+        tp = events - fn
+        counts = {_W: total, _WY: events, _TP: tp, _FP: total - e0 - tp, _FN: fn,
+                  _TN: e0 - fn}
+        return {k: v.astype(np.float64) for k, v in counts.items()}
+
+    def _refinement_runs(self, cache: dict[str, np.ndarray]) -> np.ndarray:
+        """The refinement of :meth:`_adaptive` from the counts of the runs of equal labels
+        (unweighted, no ties): no pass over the rows. A bin's event count is the
+        difference of :meth:`_events_below` at its two edges, its size the difference of
+        the edges. The resamples of one size share their edges and are evaluated
+        together."""
+        totals = cache["ends"][:, -1]
+        refine = np.empty(totals.size)
+        for total in np.unique(totals):
+            rows = np.flatnonzero(totals == total)
+            refine[rows] = self._refinement_of_size(cache, int(total), rows)
+        return refine
+
+    def _refinement_of_size(self, cache: dict[str, np.ndarray], total: int,
+                            rows: np.ndarray) -> np.ndarray:
+        """:meth:`_refinement_runs` of the resamples ``rows`` of ``total`` observations."""
+        size = default_bin_size(total)
+        edges = np.arange(1, max(total // size, 1), dtype=np.int64) * size
+        below = self._events_below(cache, np.broadcast_to(edges, (rows.size, edges.size)),
+                                   rows)
+        before = cache["before"][rows]
+        label = np.empty((rows.size, edges.size + 1))
+        label[:, 0] = below[:, 0] if edges.size else before[:, -1]
+        np.subtract(below[:, 1:], below[:, :-1], out=label[:, 1:-1])
+        if edges.size:
+            label[:, -1] = before[:, -1] - below[:, -1]
+        weight = np.diff(edges, prepend=0, append=total).astype(np.float64)
+        p = label / weight
+        return (p * (1.0 - p)) @ weight / total
+
+    def _bin_sums(self, row: np.ndarray, cum: np.ndarray, scores: bool = True
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """Per-bin sums of w, w y and w s (None when not ``scores``) over the adaptive
+        bins of one resample's observations (``cum`` its cumulative counts): bin j holds
+        observations [j size, (j + 1) size) (the last to the end)."""
         total = int(cum[-1])
         size = default_bin_size(total)
         n_bins = max(total // size, 1)
@@ -284,7 +388,7 @@ class CountBatch:
         sums = []
         values = ((self.w, self.wy, self.ws) if self.weighted
                   else (None, self.pos, self.scores))
-        for v in values:
+        for v in values[:3 if scores else 2]:
             if v is None:  # the counts of the full rows, from the cumulative counts
                 ends = np.append(starts[1:], row.size) - 1
                 full = (cum[ends] - cum[starts] + row[starts]).astype(np.float64)
@@ -297,7 +401,7 @@ class CountBatch:
             full[1:] -= part
             full[:-1] += part
             sums.append(full)
-        return sums[0], sums[1], sums[2]
+        return sums[0], sums[1], sums[2] if scores else None
 
     def _recalibrated(self, c: np.ndarray) -> np.ndarray:
         """sum_i c_i w_i (y_i - f_i)^2 with f the PAV fit of each resample on its distinct
@@ -311,9 +415,9 @@ class CountBatch:
         return isotonic_squared_errors(weight, label, whole=not self.weighted)
 
 
-    def _recalibrated_runs(self, runs: np.ndarray) -> np.ndarray:
+    def _recalibrated_runs(self, runs: np.ndarray, totals: np.ndarray) -> np.ndarray:
         """:meth:`_recalibrated` from the counts of the runs of equal labels (unweighted,
-        no ties).
+        no ties; ``totals`` the resamples' observations).
 
         Each run of events is pooled with the run of non-events after it: adjacent
         groups whose means decrease (1, then 0) share their isotonic fit (Barlow et al.
@@ -322,7 +426,9 @@ class CountBatch:
         resample, so their counts and event counts are sums of run counts; the PAV then
         fits about a quarter as many groups as there are rows, those the resample holds.
         A leading run of non-events is left out: its mean 0 is the least, so its fit is 0
-        (no error) and its constraint binds nothing.
+        (no error) and its constraint binds nothing. The pairs are then pooled further by
+        :func:`_pool_decreasing` (exact in integers while the resamples hold fewer than
+        2^31 observations, else left as they are).
         """
         events = np.ascontiguousarray(runs[:, self.lead::2])  # one copy, flat below
         following = runs[:, self.lead + 1::2]
@@ -331,10 +437,15 @@ class CountBatch:
         np.add(events[:, :paired], following, out=weight[:, :paired])
         weight[:, paired:] = events[:, paired:]
         rows, groups = weight.shape
-        held = np.flatnonzero(weight)
-        pooled = weight.ravel()[held].astype(np.float64)
-        means = events.ravel()[held] / pooled
-        return _pav_errors(pooled, means, np.searchsorted(held, np.arange(rows + 1) * groups))
+        held = np.flatnonzero(weight != 0)  # on a bool mask: 4x quicker than on the ints
+        pooled = np.take(weight, held)  # take: quicker than [held]
+        events = np.take(events, held)
+        bounds = np.searchsorted(held, np.arange(rows + 1) * groups)
+        del weight, held, following  # a lower peak of the temporaries (see below)
+        if rows and int(totals.max()) < 2**31:  # products below 2^62
+            pooled, events, bounds = _pool_decreasing(pooled, events, bounds)
+        pooled = pooled.astype(np.float64)
+        return _pav_errors(pooled, events / pooled, bounds)
 
 
 def isotonic_squared_errors(weight: np.ndarray, label: np.ndarray, *,
@@ -348,13 +459,21 @@ def isotonic_squared_errors(weight: np.ndarray, label: np.ndarray, *,
     on them (Barlow, Bartholomew, Bremner & Brunk 1972, *Statistical Inference under Order
     Restrictions*, §1.2: pooling adjacent equal values leaves the fit unchanged), and the
     PAV on the pooled runs is much quicker. The runs of all rows are found at once on the
-    flattened rows. ``whole``: the weights are whole numbers (counts), pooled exactly by
-    differences of integer cumulative sums; otherwise by ``reduceat``. A run's label sum
-    is its weight times its mean. (0/1 labels of distinct scores with unit weights:
+    flattened rows. ``whole``: the weights and label sums are whole numbers (counts), and
+    every run of non-increasing means is pooled by :func:`_pool_decreasing` (in integers,
+    exact while a row holds fewer than 2^31 observations; else as for fractional
+    weights); otherwise the runs of equal means by ``reduceat``, a run's label sum its
+    weight times its mean. (0/1 labels of distinct scores with unit weights:
     :func:`isotonic_binary_errors`.)
     """
-    row_of, col = np.nonzero(weight)
+    row_of, col = np.nonzero(weight != 0)  # a bool mask: quicker
     held_weight = weight[row_of, col]
+    row_starts = np.searchsorted(row_of, np.arange(label.shape[0] + 1))
+    if whole and (row_of.size == 0 or np.bincount(row_of, held_weight).max() < 2**31):
+        pooled, events, bounds = _pool_decreasing(
+            held_weight.astype(np.int64), label[row_of, col].astype(np.int64), row_starts)
+        pooled = pooled.astype(np.float64)
+        return _pav_errors(pooled, events / pooled, bounds)
     means = label[row_of, col] / held_weight
     change = np.empty(means.size, dtype=bool)
     change[0] = True
@@ -368,7 +487,6 @@ def isotonic_squared_errors(weight: np.ndarray, label: np.ndarray, *,
         pooled = np.add.reduceat(held_weight, runs)
     pooled = pooled.astype(np.float64, copy=False)
     # first run of each row: runs start at each row's first position
-    row_starts = np.searchsorted(row_of, np.arange(label.shape[0] + 1))
     return _pav_errors(pooled, means[runs], np.searchsorted(runs, row_starts))
 
 
@@ -376,34 +494,87 @@ def isotonic_binary_errors(labels: np.ndarray) -> np.ndarray:
     """sum_i (y_i - f_i)^2 for each row of a ``(B, n)`` matrix of 0/1 labels (any numeric
     or bool dtype) of distinct sorted scores with unit weights, f the isotonic (PAV) fit.
 
-    Each run of events is pooled with the run of non-events after it (a leading run of
-    non-events stands alone): adjacent groups whose means decrease share their isotonic
-    fit (Barlow et al. 1972, §1.2), so the PAV fits one group per change from a non-event
-    to an event, about a quarter as many as there are rows. The pairs start where a row
-    starts or an event follows a non-event; their event counts are differences of one
-    integer cumulative sum of the flattened rows.
+    Each run of events is pooled with the run of non-events after it: adjacent groups whose
+    means decrease share their isotonic fit (Barlow et al. 1972, §1.2), so the PAV fits one
+    group per run of events, about a quarter as many as there are rows. A leading run of
+    non-events is left out: its mean 0 is the least, so its fit is 0 (no error) and its
+    constraint binds nothing.
+
+    The pairs are then pooled further by :func:`_pool_decreasing`. The runs of all rows
+    are found in one pass: the rows laid end to end, each followed by
+    one non-event (so that no run crosses from one row into the next) and the whole
+    preceded by one, the changes of label alternate: a run of events starts at each even
+    change and ends at the odd change after it. A pair's events are the difference of the
+    two, its size the distance to the next run of events (or to its row's end).
     """
     y = labels.astype(bool, copy=False)
     rows, n = y.shape
-    starts = np.empty_like(y)
-    starts[:, 0] = True
-    np.greater(y[:, 1:], y[:, :-1], out=starts[:, 1:])
-    first = np.flatnonzero(starts)
-    last = np.empty_like(first)  # each pair's last position in the flattened rows
-    np.subtract(first[1:], 1, out=last[:-1])
-    last[-1] = rows * n - 1
-    flat = y.ravel().view(np.uint8)
-    cum = np.cumsum(flat, dtype=np.int32 if flat.size < 2**31 else np.int64)
-    # counts and events of consecutive pairs (across rows too: each row starts a pair)
-    weight = np.empty(last.size)  # the pairs' sizes, written as floats at once
-    weight[0] = last[0] + 1
-    np.subtract(last[1:], last[:-1], out=weight[1:])
-    ends = cum[last]
-    events = np.empty_like(ends)
-    events[0] = ends[0]
-    np.subtract(ends[1:], ends[:-1], out=events[1:])
-    return _pav_errors(weight, events / weight,
-                       np.searchsorted(first, np.arange(rows + 1) * n))
+    width = n + 1  # each row and the non-event after it
+    padded = np.zeros(rows * width + 1, dtype=bool)  # [0] the non-event before all rows
+    padded[1:].reshape(rows, width)[:, :n] = y
+    change = np.flatnonzero(padded[1:] != padded[:-1])  # positions in padded[1:]
+    rises, falls = change[0::2], change[1::2]
+    bounds = np.searchsorted(rises, np.arange(rows + 1) * width)  # each row's pairs
+    weight = np.empty_like(rises)  # the pairs' sizes
+    np.subtract(rises[1:], rises[:-1], out=weight[:-1])
+    last = bounds[1:][bounds[1:] > bounds[:-1]] - 1  # each row's last pair ends the row
+    weight[last] = rises[last] // width * width + n - rises[last]
+    events = falls - rises
+    # free the changes (views keep them) and the padded labels before the pooling: the
+    # peak of the temporaries stays lower (measured: 16.3 -> 11 MB for 10 x 1e5 labels),
+    # below the size at which glibc returns freed memory to the system after each chunk
+    # (then faulted in again by the next: 90 000 page faults per 200 draws)
+    del padded, change, rises, falls
+    if n < 2**31:  # products below 2^62
+        weight, events, bounds = _pool_decreasing(weight, events, bounds)
+    weight = weight.astype(np.float64)
+    return _pav_errors(weight, events / weight, bounds)
+
+
+#: Rounds of :func:`_pool_decreasing` before the PAV: each about halves the groups (at
+#: n = 1e5, 200 resamples: the PAV and its inputs 0.050 s without, 0.035, 0.029, 0.026 s
+#: after 1, 2, 3 rounds, no less after 4).
+_POOL_ROUNDS = 3
+
+
+def _pool_decreasing(weight: np.ndarray, events: np.ndarray, bounds: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Pool each maximal run of adjacent groups with non-increasing means, within each row
+    (row b: groups ``bounds[b]:bounds[b + 1]`` of the flat integer ``weight`` (positive)
+    and ``events``), for :data:`_POOL_ROUNDS` rounds; returns the pooled weights, events
+    and row bounds.
+
+    If the means of adjacent groups satisfy m_j >= m_{j+1}, the weighted isotonic fit is
+    equal on them (Barlow, Bartholomew, Bremner & Brunk 1972, §1.2: were f_j < f_{j+1},
+    moving the two fitted values towards each other would keep the order and lower the
+    squared error), so a run m_j >= ... >= m_k of them shares one fitted value and may be
+    replaced by one group of their summed weight and events: the fit, and the error
+    sum_g W_g [m_g (1 - 2 f_g) + f_g^2] (linear in W_g and W_g m_g where f is constant),
+    are unchanged. The comparison m_{j+1} > m_j is E_{j+1} W_j > E_j W_{j+1}, exact in
+    integers while the products stay below 2^63 (the caller's check); the pooled sums
+    are differences of integer cumulative sums (taken once, read at the pooled groups'
+    ends in each round). A round halves the groups about, and
+    costs less than the PAV it saves on them.
+    """
+    cum_weight, cum_events = np.cumsum(weight), np.cumsum(events)  # at the groups' ends
+    for _ in range(_POOL_ROUNDS):
+        size = weight.size
+        start = np.empty(size, dtype=bool)  # a group whose mean exceeds the one before
+        if size:
+            start[0] = True
+            np.greater(events[1:] * weight[:-1], events[:-1] * weight[1:], out=start[1:])
+            start[bounds[:-1][bounds[:-1] < size]] = True  # each row starts a run
+        first = np.flatnonzero(start)
+        if first.size == size:
+            break
+        last = np.empty_like(first)
+        np.subtract(first[1:], 1, out=last[:-1])
+        last[-1] = size - 1
+        cum_weight, cum_events = cum_weight[last], cum_events[last]
+        weight = np.diff(cum_weight, prepend=0)
+        events = np.diff(cum_events, prepend=0)
+        bounds = np.searchsorted(first, bounds)
+    return weight, events, bounds
 
 
 def _pav_errors(weight: np.ndarray, means: np.ndarray, bounds: np.ndarray) -> np.ndarray:
