@@ -35,6 +35,7 @@ Each equals the metric of :func:`locacal.metrics.registry.evaluate` on the expan
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 import numpy as np
@@ -107,16 +108,36 @@ class CountBatch:
         np.not_equal(s[1:], s[:-1], out=new[1:])
         self.tied = not new.all()
         self.group_starts = np.flatnonzero(new)
-        self.wy, self.wn, self.ws = w * y, w * (1.0 - y), w * s
-        self.pos = (y == 1.0).astype(np.int64)  # integer labels for the unweighted sums
-        self.neg = 1 - self.pos
         # unweighted without ties: the runs of equal labels of the sorted rows (below)
         self.by_runs = not self.weighted and not self.tied
-        label_change = np.r_[True, self.pos[1:] != self.pos[:-1]]
+        event = y == 1.0
+        label_change = np.r_[True, event[1:] != event[:-1]]
         starts = np.flatnonzero(label_change)
         self.run_last = np.append(starts[1:], s.size) - 1
         # the runs alternate: events at lead, lead + 2, ..., non-events in between
-        self.lead = int(self.pos[0] == 0)
+        self.lead = int(not event[0])
+
+    # the per-row products, formed when first read (the runs of labels need none of them)
+    @functools.cached_property
+    def wy(self) -> np.ndarray:
+        return self.w * self.labels
+
+    @functools.cached_property
+    def wn(self) -> np.ndarray:
+        return self.w * (1.0 - self.labels)
+
+    @functools.cached_property
+    def ws(self) -> np.ndarray:
+        return self.w * self.scores
+
+    @functools.cached_property
+    def pos(self) -> np.ndarray:
+        """The integer labels, for the unweighted sums."""
+        return (self.labels == 1.0).astype(np.int64)
+
+    @functools.cached_property
+    def neg(self) -> np.ndarray:
+        return 1 - self.pos
 
     def __call__(self, names: Sequence[str], counts: np.ndarray) -> np.ndarray:
         """``(B, len(names))`` values of the named metrics (all in :data:`BATCHED`) on the
@@ -193,7 +214,9 @@ class CountBatch:
                     return (y - s) ** 2
                 if k == _LOSS:
                     p = np.clip(s, LOG_LOSS_EPS, 1.0 - LOG_LOSS_EPS)
-                    return -np.where(y == 1.0, np.log(p), np.log1p(-p))
+                    event = y == 1.0
+                    loss = np.log(p, out=np.empty_like(p), where=event)  # one log a row
+                    return -np.log1p(-p, out=loss, where=~event)
                 if k == _TRUE:
                     return 0.0 if self.true_p is None else (self.true_p - s) ** 2
                 if k in (_TP, _FP, _FN, _TN):

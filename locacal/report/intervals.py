@@ -191,9 +191,10 @@ def bootstrap_replicates(names: Sequence[str], scores: np.ndarray, labels: np.nd
                         None if true_p is None else true_p[order], threshold)
              if batched else None)
     rows = max(1, _CHUNK_CELLS // max(n, 1))
+    # every chunk's counts in one array (a fresh 8 MB array per chunk costs page faults)
+    buffer = np.empty((min(rows, n_boot), n if batch is not None else 0), dtype=np.int64)
     for start in range(0, n_boot, rows):
-        chunk = np.empty((min(rows, n_boot - start), n if batch is not None else 0),
-                         dtype=np.int64)
+        chunk = buffer[:min(rows, n_boot - start)]
         for k in range(chunk.shape[0]):
             if counts is not None:
                 drawn = bootstrap_counts(rng, counts, n, 1)[0].astype(np.float64)
