@@ -469,3 +469,19 @@ def test_uniform_bytes_use_all_bits_independently(bits):
     for lag in range(1, 8):
         agree = (bit[:-lag] == bit[lag:]).mean(axis=0)
         assert np.all(np.abs(agree - 0.5) < 5.0 * se), lag
+
+
+def test_sorted_order_sorts_by_score_label_and_weight():
+    """A permutation whose rows are sorted by score, ties by label, then by weight (the
+    order of sort_sample up to rows equal in all three), with many ties and -0.0 == 0.0."""
+    rng = np.random.default_rng(14)
+    s = rng.integers(0, 30, 5000) / 29.0
+    s[:3] = -0.0
+    y = (rng.random(s.size) < 0.4).astype(np.float64)
+    w = rng.integers(1, 4, s.size).astype(np.float64)
+    for weights in (None, w):
+        order = sorted_order(s, y, weights)
+        np.testing.assert_array_equal(np.sort(order), np.arange(s.size))
+        key = np.lexsort((np.zeros(s.size) if weights is None else weights, y, s))
+        rows = np.column_stack([s, y, np.zeros(s.size) if weights is None else weights])
+        np.testing.assert_array_equal(rows[order], rows[key])
