@@ -188,6 +188,62 @@ bins and the chunks' own passes the rest. Running the bootstrap and the null dra
 threads was measured too (same draws): wall 0.43 -> 0.35 s, CPU 0.43 -> 0.50 s (the GIL
 and both threads' page faults), not enough for the target by the wall clock either.
 
+A fifth round, draws side (branch ``cidraws``; the smooth ECE's, LCS's and WMSE's null
+batches were a separate round). **The null labels are other draws for a seed**: D*_i =
+1{U_i < ceil(s_i 2^32)} for 32-bit uniforms U_i drawn a byte at a time (the top byte of U_i
+decides unless it equals the threshold's, probability 1/256, and then 24 more bits do), the
+same law as whole 32-bit uniforms, Bernoulli(ceil(s 2^32) / 2^32), 0 for s = 0, 1 for s = 1;
+the bytes are those of the bit generator's raw 64-bit outputs (PCG64 and the other 64-bit
+generators; ``rng.integers`` otherwise), compared in integers straight into the float
+labels: 200 x 1e5 labels 0.038 s (uniform floats compared with the scores) -> 0.025 s
+(32-bit halves of the raw outputs) -> 0.012 s (bytes). The bootstrap draws the same
+positions as before; ``sorted_order`` uses NumPy's default sort of its 64-bit keys (0.9 ms
+against 5.9 ms for the stable sort at 1e5), so rows equal in score, label and weight come
+in that sort's order (they differ at most in ``true_p``). Same values otherwise: CountBatch
+keeps the runs of labels as two contiguous arrays (the runs of events and of non-events
+after them) instead of one array of all runs, computes the AUC and the refinement before
+CORP and frees the cumulative counts (whole, then at the runs' ends) before its PAV inputs
+(the chunk's peak 19.6 -> 14.2 MB), reads the refinement's one resample size without row
+copies, forms the per-row products only when read and one log a row for the log loss (200
+resamples of the report's bootstrap metrics at 1e5: 0.094-0.097 -> 0.083-0.085 s, no page
+faults); the pooling of the PAV inputs takes instead of fancy indexing and differences
+without ``diff``'s copy (about 0.0015 s per 200 fits, bootstrap and mcb's null each); the
+bootstrap's chunks share one array. Measured alternately with main (at ba9dd78) in one
+session on the shared two-core machine (load 1.1-3.1, the other helper's runs), six runs
+each with ``--repeat 3 --no-metrics``; CPU seconds with one BLAS thread, range over the
+runs::
+
+          n  code    report       ci           ci / report  boot         null
+        1e4  before  0.033-0.038  0.113-0.126  3.2-3.8      0.022-0.027  0.066-0.078
+             after   0.032-0.035  0.113-0.126  3.4-3.9      0.021-0.023  0.062-0.071
+        1e5  before  0.033-0.034  0.493-0.529  14.7-16.0    0.170-0.188  0.270-0.308
+             after   0.032-0.034  0.428-0.486  13.0-14.4    0.150-0.186  0.258-0.316
+
+(medians at 1e5: ci 0.514 -> 0.466 s, about 0.05 s or 1.4 plain reports; at 1e4 no
+difference beyond the noise.) Issue 18's target is still not met. Of the bootstrap's
+0.15-0.17 s at 1e5, the 200 x 1e5 row positions take 0.029 s and their counts 0.024 s
+(``rng.integers`` and ``np.bincount`` at 1.5 and 1.2 ns a draw: nothing in NumPy draws
+them cheaper with the same law), CountBatch 0.083 s (CORP dsc's pooling and PAV 0.033 s,
+the matrix product and its float copy 0.013 + 0.005 s, the cumulative counts and the runs
+0.015 s, the refinement, AUC and label counts the rest). Tried in this round and dropped:
+row positions as uint32 (0.0325 against 0.0321 s: NumPy draws int64 below 2^32 by the same
+32-bit path; ``bincount`` would then cast them); one ``bincount`` per chunk over offset
+positions (0.084-0.097 against 0.060 s, its 8 MB of counts out of cache); ``np.add.at``
+(0.024 s, as ``bincount``); unit float weights to ``bincount`` for float counts (0.028
+against 0.024 s); the product as four matrix-vector products (0.0069 against 0.0079 s in
+isolation, not worth it); int32 counts (their cumulative sum no quicker, 0.0051 against
+0.0055 s); float means instead of integer cross-products in the pooling (slower: 0.037 and
+0.043 against 0.035 and 0.041 s for the bootstrap's and mcb's PAV inputs); ``np.compress``
+on the bool masks instead of ``flatnonzero`` and ``take`` for dsc's non-empty pairs and
+the pooled runs' ends (2.6x quicker on a mask with 37 % random zeros, where
+``flatnonzero`` mispredicts branches, but slower on the real masks: 0.039-0.040 against
+0.036-0.037 s); the float labels compared into the padded bool labels of mcb's null in one
+pass (0.0056 against 0.0062 s, within the noise); a first layout keeping the contiguous
+runs of events beside the array of all runs (the same peak, but 80 000 page faults per
+200 resamples from where the allocations fell: 0.21 s against 0.09 s). Not tried: scipy's
+``isotonic_regression`` costs about 15 us a call around its compiled PAV (0.006 s for the
+ci report's 400 fits), which only its private function would save.
+
 Usage: ``python benchmarks/bench_report_ci.py [--sizes 10000 100000] [--n-boot 200]
 [--repeat 3] [--no-metrics]``
 """

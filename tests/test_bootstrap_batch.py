@@ -420,3 +420,68 @@ def test_isotonic_squared_errors_of_counts(scale):
     for whole in (True, False):
         np.testing.assert_allclose(isotonic_squared_errors(weight, label, whole=whole),
                                    want, rtol=1e-12, atol=1e-12 * scale)
+
+
+def test_null_label_thresholds_give_the_exact_law():
+    """D* = 1{U < ceil(s 2^32)} for U uniform on 32 bits, drawn a byte at a time: on the
+    dyadic grid k / 2^32 the threshold is s 2^32 itself (P(D* = 1) = s exactly); s = 0
+    never draws an event, s = 1 (and any s above 1 - 2^-32) always does. Two scores whose
+    rate comes from the labels whose top byte equals the threshold's (2^-9: top byte 0;
+    255.5 / 256: 255, half of the rest) check the draws of the other 24 bits."""
+    from locacal.report.intervals import _label_thresholds, _null_draws
+
+    grid = np.array([0.0, 2.0**-32, 2.0**-9, 0.25, 0.5, 255.5 / 256, 1.0 - 2.0**-32, 1.0])
+    high, low, always = _label_thresholds(grid)
+    assert high.dtype == np.uint8 and low.dtype == np.uint32
+    t = high.astype(np.float64) * 2.0**24 + low
+    np.testing.assert_array_equal(t[:-1], grid[:-1] * 2.0**32)
+    np.testing.assert_array_equal(always, [7])
+    inside = np.array([1e-300, 0.1, 1.0 - 2.0**-33])
+    high, low, always = _label_thresholds(inside)
+    t = high.astype(np.float64) * 2.0**24 + low
+    np.testing.assert_array_equal(t[:2], [1, np.ceil(0.1 * 2.0**32)])
+    np.testing.assert_array_equal(always, [2])  # ceil((1 - 2^-33) 2^32) = 2^32
+    # the empirical rates, for the two sources of random bytes (raw 64-bit outputs; integers)
+    for bits in (np.random.PCG64(3), np.random.MT19937(3)):
+        draws = np.concatenate(list(_null_draws(grid, 200_000, np.random.Generator(bits))))
+        assert draws.dtype == np.float64 and set(np.unique(draws)) <= {0.0, 1.0}
+        rate = draws.mean(axis=0)
+        assert rate[0] == 0.0 and rate[-1] == 1.0
+        assert rate[1] < 1e-4 and rate[-2] > 1.0 - 1e-4  # 2^-32 and 1 - 2^-32
+        # 2^-9 and 255.5 / 256 differ from the rates without the 24 bits (0 or 2^-8 above,
+        # 1 or 2^-9 below) by 20 standard errors
+        se = np.sqrt(grid * (1.0 - grid) / draws.shape[0])
+        assert np.all(np.abs(rate[2:6] - grid[2:6]) < 4.0 * se[2:6]), (bits, rate)
+
+
+@pytest.mark.parametrize("bits", [np.random.PCG64, np.random.SFC64, np.random.MT19937])
+def test_uniform_bytes_use_all_bits_independently(bits):
+    """Each of the 8 bits of the bytes is a fair coin, and adjacent bytes (of one raw
+    output) are not related: their bits agree half of the time."""
+    from locacal.report.intervals import _uniform_bytes
+
+    u = _uniform_bytes(np.random.Generator(bits(5)), (3, 40_001))
+    assert u.dtype == np.uint8 and u.shape == (3, 40_001)
+    flat = u.ravel()
+    bit = (flat[:, None] >> np.arange(8, dtype=np.uint8)) & 1
+    se = 0.5 / np.sqrt(flat.size)
+    assert np.all(np.abs(bit.mean(axis=0) - 0.5) < 5.0 * se)
+    for lag in range(1, 8):
+        agree = (bit[:-lag] == bit[lag:]).mean(axis=0)
+        assert np.all(np.abs(agree - 0.5) < 5.0 * se), lag
+
+
+def test_sorted_order_sorts_by_score_label_and_weight():
+    """A permutation whose rows are sorted by score, ties by label, then by weight (the
+    order of sort_sample up to rows equal in all three), with many ties and -0.0 == 0.0."""
+    rng = np.random.default_rng(14)
+    s = rng.integers(0, 30, 5000) / 29.0
+    s[:3] = -0.0
+    y = (rng.random(s.size) < 0.4).astype(np.float64)
+    w = rng.integers(1, 4, s.size).astype(np.float64)
+    for weights in (None, w):
+        order = sorted_order(s, y, weights)
+        np.testing.assert_array_equal(np.sort(order), np.arange(s.size))
+        key = np.lexsort((np.zeros(s.size) if weights is None else weights, y, s))
+        rows = np.column_stack([s, y, np.zeros(s.size) if weights is None else weights])
+        np.testing.assert_array_equal(rows[order], rows[key])

@@ -191,9 +191,10 @@ def bootstrap_replicates(names: Sequence[str], scores: np.ndarray, labels: np.nd
                         None if true_p is None else true_p[order], threshold)
              if batched else None)
     rows = max(1, _CHUNK_CELLS // max(n, 1))
+    # every chunk's counts in one array (a fresh 8 MB array per chunk costs page faults)
+    buffer = np.empty((min(rows, n_boot), n if batch is not None else 0), dtype=np.int64)
     for start in range(0, n_boot, rows):
-        chunk = np.empty((min(rows, n_boot - start), n if batch is not None else 0),
-                         dtype=np.int64)
+        chunk = buffer[:min(rows, n_boot - start)]
         for k in range(chunk.shape[0]):
             if counts is not None:
                 drawn = bootstrap_counts(rng, counts, n, 1)[0].astype(np.float64)
@@ -309,20 +310,71 @@ def bootstrap_intervals(names: Sequence[str], scores: np.ndarray, labels: np.nda
     return interval_bounds(names, values, replicates, level)
 
 
+#: Bit generators whose raw output is 64 random bits
+#: (:meth:`numpy.random.BitGenerator.random_raw`): each gives eight random bytes to
+#: :func:`_uniform_bytes`. (MT19937's raw output is 32 bits in a 64-bit integer.)
+_RAW_64_BITS = (np.random.PCG64, np.random.PCG64DXSM, np.random.Philox, np.random.SFC64)
+
+
+def _uniform_bytes(rng: np.random.Generator, shape: tuple[int, int]) -> np.ndarray:
+    """Independent uniforms on {0, ..., 255} of ``shape``: the bytes of the bit
+    generator's raw 64-bit outputs where it has them (eight per generator call; their
+    order within an output, and so the draws, follow the machine's byte order), else
+    ``rng.integers``."""
+    size = shape[0] * shape[1]
+    if type(rng.bit_generator) in _RAW_64_BITS:
+        raw = rng.bit_generator.random_raw((size + 7) // 8)
+        return raw.view(np.uint8)[:size].reshape(shape)
+    return rng.integers(0, 256, size=shape, dtype=np.uint8)
+
+
+def _label_thresholds(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(high, low, always)``: the integer thresholds t_i = ceil(s_i 2^32) split into their
+    top byte ``high`` = t_i // 2^24 (uint8) and the rest ``low`` = t_i mod 2^24 (uint32),
+    those of 2^32 lowered to 2^32 - 1; ``always`` the positions whose threshold is 2^32
+    (s_i > 1 - 2^-32, s_i = 1 among them).
+
+    For U uniform on {0, ..., 2^32 - 1}, U < ceil(s 2^32) exactly when U / 2^32 < s (U is an
+    integer), so the label 1{U < t} is 1{V < s} for V uniform on the grid of 2^32 points
+    k / 2^32 of [0, 1): Bernoulli(ceil(s 2^32) / 2^32), within 2^-32 above s; 0 for s = 0,
+    1 for s = 1. (s 2^32 is exact in binary floating point.)"""
+    scaled = np.ceil(np.asarray(scores, dtype=np.float64) * 2.0**32)
+    always = np.flatnonzero(scaled >= 2.0**32)
+    t = np.minimum(scaled, 2.0**32 - 1).astype(np.uint32)
+    return (t >> np.uint32(24)).astype(np.uint8), t & np.uint32(2**24 - 1), always
+
+
 def _null_draws(scores: np.ndarray, n_draws: int, rng: np.random.Generator, *,
                 reuse: bool = False) -> Iterator[np.ndarray]:
-    """Chunks of label vectors D* ~ Bernoulli(scores), (rows, n) float 0/1. ``reuse``:
-    every chunk in the same array (each is then valid until the next one is drawn; the
-    same draws): a fresh 8 MB array per chunk costs its page faults."""
+    """Chunks of label vectors D* ~ Bernoulli(scores), (rows, n) float 0/1: D*_i = 1{U_i <
+    t_i}, t_i = ceil(s_i 2^32), for uniform 32-bit integers U_i (:func:`_label_thresholds`:
+    Bernoulli(s_i) on the grid of 2^-32, 0 for s_i = 0 and 1 for s_i = 1).
+
+    U_i is drawn a byte at a time, most significant first, as far as it decides: with H_i
+    its top byte and h_i that of t_i, U_i < t_i if H_i < h_i, not if H_i > h_i, and only if
+    H_i = h_i (probability 1/256) do its other 24 bits L_i decide, U_i < t_i iff L_i <
+    t_i mod 2^24. The label is 1 with probability h_i / 256 + (t_i mod 2^24) / 2^32 =
+    t_i / 2^32: the same law as a whole 32-bit U_i, from a byte per label and 24 bits for
+    one label in 256 (200 x 1e5 labels: 0.012 s, against 0.025 s for 32-bit uniforms and
+    0.038 s for uniform floats compared with the scores). The comparisons are made in
+    integers straight into the float labels.
+
+    ``reuse``: every chunk in the same array (each is then valid until the next one is
+    drawn; the same draws): a fresh 8 MB array per chunk costs its page faults."""
     rows = max(1, _CHUNK_CELLS // scores.size)
+    high, low, always = _label_thresholds(scores)
     buffer = np.empty((min(rows, n_draws), scores.size)) if reuse else None
     for start in range(0, n_draws, rows):
         shape = (min(rows, n_draws - start), scores.size)
-        if buffer is None:
-            labels = rng.random(shape)
-        else:
-            labels = rng.random(out=buffer[:shape[0]])
-        yield np.less(labels, scores, out=labels)  # 0/1 in place of the uniforms
+        labels = np.empty(shape) if buffer is None else buffer[:shape[0]]
+        top = _uniform_bytes(rng, shape)
+        np.less(top, high, out=labels)
+        tied = np.flatnonzero(top == high)  # the top bytes equal: the other 24 bits decide
+        rest = rng.integers(0, 2**24, size=tied.size, dtype=np.uint32)
+        labels.reshape(-1)[tied] = rest < low[tied % scores.size]
+        if always.size:
+            labels[:, always] = 1.0
+        yield labels
 
 
 @_one_blas_thread
