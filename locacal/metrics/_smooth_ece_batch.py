@@ -34,7 +34,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-from scipy import fft, sparse
+from scipy import fft
 from scipy.stats import norm
 
 from locacal.localfit import event_prefix
@@ -57,6 +57,12 @@ _BOUND_MARGIN = 1e-9
 #: has passes for 2, 3, 4, 5, 7, 11 and a generic one; longer prime factors go through
 #: Bluestein's algorithm, slower than the padded length).
 _SMOOTH_PRIME = 19
+#: Scores as integers of s 2^_SCALE_BITS (exact for s >= 1/2; at most 2^-54 off below).
+_SCALE_BITS = 53
+_UNSCALE = 2.0**-_SCALE_BITS
+#: Longest piece of a node's run whose scaled sum is formed in 64-bit integers: below
+#: 2^63 / (2^53 + m) terms, m < 2^14 (sigma >= 0.001).
+_PIECE = 256
 
 
 def _is_smooth(length: int) -> bool:
@@ -91,11 +97,16 @@ class _Nodes:
         runs = np.flatnonzero(new)
         self.nodes = left[runs]
         n = scores.size
-        self.starts, self.ends = runs, np.r_[runs[1:], n]
-        # per run (a row of the matrix, its rows as columns): the labels' shares to the
-        # left node (their total: the running counts)
-        self.shares = sparse.csr_matrix((1.0 - frac, np.arange(n), np.r_[runs, n]),
-                                        shape=(runs.size, n))
+        # runs cut into pieces of at most _PIECE rows (ScaledScores: exact sums per piece)
+        row = np.arange(n)
+        first = np.maximum.accumulate(np.where(new, row, 0))  # each row's run start
+        pieces = np.flatnonzero(new | ((row - first) % _PIECE == 0))
+        self.piece_bounds = np.r_[pieces, n]
+        self.factor = np.uint64(m - 1)
+        self.piece_offset = left[pieces].astype(np.uint64) << np.uint64(_SCALE_BITS)
+        # each run's first piece (None: one piece per run)
+        self.run_pieces = (None if pieces.size == runs.size
+                           else np.flatnonzero(new[pieces]))
         # the scores' own shares (s to the left node, s frac to the right one) and mass
         self.score_left = np.add.reduceat(scores * (1.0 - frac), runs)
         self.score_right = np.add.reduceat(scores * frac, runs)
@@ -108,16 +119,37 @@ class _Nodes:
         self.size = period if self.route != "padded" else fft.next_fast_len(3 * m - 2,
                                                                             real=True)
 
-    def residual_masses(self, labels_t: np.ndarray, prefix: np.ndarray) -> np.ndarray:
-        """Node masses of the residuals s - y of each label vector (the columns of
-        ``labels_t``, (n, B) C-contiguous; ``prefix``: their running event counts), (B, m):
-        the scores' shares less the labels' (a sparse product gives the labels' left
-        shares, the running counts their run totals)."""
-        to_left = (self.shares @ labels_t).T
-        totals = (prefix[:, self.ends] - prefix[:, self.starts]).astype(np.float64)
-        mass = np.zeros((labels_t.shape[1], self.m))
-        mass[:, self.nodes] = self.score_left - to_left
-        mass[:, self.nodes + 1] += self.score_right - (totals - to_left)
+    def right_shares(self, scaled: np.ndarray, prefix: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray]:
+        """Per label vector and run, (B, runs): the labels' shares to the right node,
+        sum_run frac_i y_i, and their total sum_run y_i, from the running sums ``scaled``
+        of :class:`ScaledScores` and the running event counts ``prefix``.
+
+        With frac_i = (m - 1) s_i - k on node k's run and v_i = s_i 2^53 rounded, each
+        piece's sum_piece y_i ((m - 1) v_i - k 2^53) is exact in 64-bit integers: the
+        unsigned arithmetic is modulo 2^64 and the sum itself is below 2^63 (at most
+        _PIECE terms, each in [-m, 2^53 + m]). Scaled by 2^-53 it is sum frac_i y_i up to
+        (m - 1) |v_i 2^-53 - s_i| <= (m - 1) 2^-54 per row, no more than the rounding of
+        s_i (m - 1) in the metric's own frac for s_i >= 1/2 (a float prefix sum of s_i
+        y_i would lose about 1e-16 of the running total, times m - 1, in each run)."""
+        sums = np.diff(np.take(scaled, self.piece_bounds, axis=1), axis=1)
+        events = np.diff(np.take(prefix, self.piece_bounds, axis=1), axis=1)
+        sums *= self.factor
+        sums -= events.astype(np.uint64) * self.piece_offset
+        shares = sums.view(np.int64) * _UNSCALE
+        totals = events.astype(np.float64)
+        if self.run_pieces is not None:
+            shares = np.add.reduceat(shares, self.run_pieces, axis=1)
+            totals = np.add.reduceat(totals, self.run_pieces, axis=1)
+        return shares, totals
+
+    def residual_masses(self, scaled: np.ndarray, prefix: np.ndarray) -> np.ndarray:
+        """Node masses of the residuals s - y of each label vector, (B, m): the scores'
+        shares less the labels' (``scaled``, ``prefix``: :meth:`right_shares`)."""
+        to_right, totals = self.right_shares(scaled, prefix)
+        mass = np.zeros((prefix.shape[0], self.m))
+        mass[:, self.nodes] = self.score_left - (totals - to_right)
+        mass[:, self.nodes + 1] += self.score_right - to_right
         return mass
 
     def spectra(self, mass: np.ndarray) -> np.ndarray:
@@ -165,6 +197,30 @@ class _Nodes:
         return weights
 
 
+class ScaledScores:
+    """Running sums of v_i y_i for label vectors y on the sorted scores, v_i = s_i 2^53
+    rounded to an integer: (B, n + 1) uint64, modulo 2^64 (only differences over at most
+    _PIECE rows are read, :meth:`_Nodes.right_shares`). One pass over a chunk's labels
+    serves every node count, where a sparse product per node count went over them again;
+    the array is kept from chunk to chunk (a fresh one costs its page faults)."""
+
+    def __init__(self, scores: np.ndarray) -> None:
+        self.values = np.rint(scores * 2.0**_SCALE_BITS).astype(np.uint64)
+        self.buffer = np.empty(0, dtype=np.uint64)
+
+    def __call__(self, labels: np.ndarray) -> np.ndarray:
+        shape = (labels.shape[0], labels.shape[1] + 1)
+        if self.buffer.size < shape[0] * shape[1]:
+            self.buffer = np.empty(shape[0] * shape[1], dtype=np.uint64)
+        out = self.buffer[:shape[0] * shape[1]].reshape(shape)
+        out[:, 0] = 0
+        body = out[:, 1:]
+        np.copyto(body, labels, casting="unsafe")  # 0/1: exact
+        np.multiply(body, self.values, out=body)
+        np.cumsum(body, axis=1, out=body)
+        return out
+
+
 class _Interpolation:
     """``np.interp(points, linspace(0, 1, m), row)`` for the rows of a (B, m) matrix, the
     points' nodes and offsets found once (same operations as :func:`numpy.interp`)."""
@@ -207,30 +263,20 @@ def smece_batch(scores: np.ndarray, weights: np.ndarray | None
             at_sigma[sigma] = _Bandwidth(grid(_node_count(sigma)), sigma)
         return at_sigma[sigma]
 
-    buffer = np.empty(0)
-
-    def transposed(labels: np.ndarray) -> np.ndarray:
-        """``labels.T`` C-contiguous, in an array kept from call to call (a fresh one per
-        call of 8 MB costs its page faults, as much again as the copy)."""
-        nonlocal buffer
-        if buffer.size < labels.size:
-            buffer = np.empty(labels.size)
-        out = buffer[:labels.size].reshape(labels.shape[1], labels.shape[0])
-        np.copyto(out, labels.T)
-        return out
+    scaled_sums = ScaledScores(scores)
 
     def statistic(labels: np.ndarray, prefix: np.ndarray | None = None) -> np.ndarray:
         """The B values; ``prefix``: :func:`~locacal.localfit.event_prefix` of
         ``labels`` when the caller has it."""
-        labels_t = transposed(labels)
         if prefix is None:
             prefix = event_prefix(labels)
+        scaled = scaled_sums(labels)
         masses: dict[int, np.ndarray] = {}   # per node count, every row's (one product)
         spectra: dict[int, np.ndarray] = {}
 
         def mass(m: int) -> np.ndarray:
             if m not in masses:
-                masses[m] = grid(m).residual_masses(labels_t, prefix)
+                masses[m] = grid(m).residual_masses(scaled, prefix)
             return masses[m]
 
         def values(rows: np.ndarray, sigma: float) -> np.ndarray:
