@@ -445,7 +445,7 @@ def test_smece_batch_label_shares_from_integer_sums(m):
     (scores on and next to the nodes, at 0 and 1, tiny, and tied in runs longer than a
     piece), to the rounding of s_i (m - 1)."""
     from locacal.localfit import event_prefix
-    from locacal.metrics._smooth_ece_batch import ScaledScores, _Nodes
+    from locacal.metrics._smooth_ece_batch import _PIECE, ScaledScores, _Nodes
     from locacal.metrics.smooth_ece import _node_positions
 
     rng = np.random.default_rng(m)
@@ -454,9 +454,13 @@ def test_smece_batch_label_shares_from_integer_sums(m):
     labels[0] = 1.0  # every row an event
     nodes = _Nodes(s, m)
     assert nodes.run_pieces is not None  # runs longer than a piece
+    # the pieces split the runs into at most _PIECE rows each
+    lengths = np.diff(nodes.piece_bounds)
+    assert 0 < lengths.min() and lengths.max() <= _PIECE
     shares, totals = nodes.right_shares(ScaledScores(s)(labels), event_prefix(labels))
     left, frac = _node_positions(s, m)
     runs = np.flatnonzero(np.r_[True, left[1:] != left[:-1]])
+    np.testing.assert_array_equal(nodes.piece_bounds[nodes.run_pieces], runs)
     for b, y in enumerate(labels):
         want = np.add.reduceat(frac * y, runs)
         count = np.add.reduceat(y, runs)

@@ -98,9 +98,11 @@ class _Nodes:
         self.nodes = left[runs]
         n = scores.size
         # runs cut into pieces of at most _PIECE rows (ScaledScores: exact sums per piece)
-        row = np.arange(n)
-        first = np.maximum.accumulate(np.where(new, row, 0))  # each row's run start
-        pieces = np.flatnonzero(new | ((row - first) % _PIECE == 0))
+        cuts = (np.diff(np.r_[runs, n]) - 1) // _PIECE  # cuts inside each run
+        pieces = np.repeat(runs, cuts + 1)
+        if cuts.any():
+            pieces += _PIECE * (np.arange(pieces.size) - np.repeat(np.cumsum(cuts + 1) - cuts - 1,
+                                                                   cuts + 1))
         self.piece_bounds = np.r_[pieces, n]
         self.factor = np.uint64(m - 1)
         self.piece_offset = left[pieces].astype(np.uint64) << np.uint64(_SCALE_BITS)
@@ -110,9 +112,11 @@ class _Nodes:
         # the scores' own shares (s to the left node, s frac to the right one) and mass
         self.score_left = np.add.reduceat(scores * (1.0 - frac), runs)
         self.score_right = np.add.reduceat(scores * frac, runs)
-        # unit values, as _NodeMasses adds them (bincount adds in the rows' order too)
-        to_right = np.bincount(left, frac, minlength=m)
-        self.score_mass = np.bincount(left, 1.0 - frac, minlength=m) + np.r_[0.0, to_right[:-1]]
+        # unit values (the metric's _NodeMasses adds the rows one by one; these sums round
+        # differently, by about 1e-16 of each node's mass)
+        self.score_mass = np.zeros(m)
+        self.score_mass[self.nodes] = np.add.reduceat(1.0 - frac, runs)
+        self.score_mass[self.nodes + 1] += np.add.reduceat(frac, runs)
         period = 2 * m - 2
         self.route = ("padded" if not _is_smooth(period)
                       else "cosine" if m % 2 else "period")
