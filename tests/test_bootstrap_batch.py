@@ -325,7 +325,7 @@ def test_smece_batch_bound_holds_and_decides_large_bandwidths():
     labels[1] = (rng.random(s.size) < s**2).astype(np.float64)  # over-confident
     low = np.sort(rng.uniform(0.0, 0.1, 5000))
     for scores, rows in ((s, labels), (low, np.ones((2, low.size)))):
-        scaled = ScaledScores(scores)(rows)
+        scaled = ScaledScores(scores)(event_prefix(rows))
         for k in (1024, 256, 32, 16, 8, 5, 7):
             sigma = k / 1024
             at = _Bandwidth(_Nodes(scores, _node_count(sigma)), sigma)
@@ -457,7 +457,8 @@ def test_smece_batch_label_shares_from_integer_sums(m):
     # the pieces split the runs into at most _PIECE rows each
     lengths = np.diff(nodes.piece_bounds)
     assert 0 < lengths.min() and lengths.max() <= _PIECE
-    shares, totals = nodes.right_shares(ScaledScores(s)(labels), event_prefix(labels))
+    prefix = event_prefix(labels)
+    shares, totals = nodes.right_shares(ScaledScores(s)(prefix), prefix)
     left, frac = _node_positions(s, m)
     runs = np.flatnonzero(np.r_[True, left[1:] != left[:-1]])
     np.testing.assert_array_equal(nodes.piece_bounds[nodes.run_pieces], runs)

@@ -212,14 +212,17 @@ class ScaledScores:
         self.values = np.rint(scores * 2.0**_SCALE_BITS).astype(np.uint64)
         self.buffer = np.empty(0, dtype=np.uint64)
 
-    def __call__(self, labels: np.ndarray) -> np.ndarray:
-        shape = (labels.shape[0], labels.shape[1] + 1)
+    def __call__(self, prefix: np.ndarray) -> np.ndarray:
+        """The running sums for the label vectors of running event counts ``prefix``
+        (:func:`~locacal.localfit.event_prefix`, (B, n + 1))."""
+        shape = prefix.shape
         if self.buffer.size < shape[0] * shape[1]:
             self.buffer = np.empty(shape[0] * shape[1], dtype=np.uint64)
         out = self.buffer[:shape[0] * shape[1]].reshape(shape)
         out[:, 0] = 0
         body = out[:, 1:]
-        np.copyto(body, labels, casting="unsafe")  # 0/1: exact
+        # the 0/1 labels back from the counts (half the time of a cast of float labels)
+        np.subtract(prefix[:, 1:], prefix[:, :-1], out=body, casting="unsafe")
         np.multiply(body, self.values, out=body)
         np.cumsum(body, axis=1, out=body)
         return out
@@ -274,7 +277,7 @@ def smece_batch(scores: np.ndarray, weights: np.ndarray | None
         ``labels`` when the caller has it."""
         if prefix is None:
             prefix = event_prefix(labels)
-        scaled = scaled_sums(labels)
+        scaled = scaled_sums(prefix)
         masses: dict[int, np.ndarray] = {}   # per node count, every row's (one product)
         spectra: dict[int, np.ndarray] = {}
 
