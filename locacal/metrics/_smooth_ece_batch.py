@@ -8,8 +8,12 @@ smoothed score density at each bandwidth, the interpolation of the evaluation po
 bisections of all vectors run together, one step at a time; at each step the vectors are
 grouped by their current bandwidth (a dyadic fraction: they share few values), and a
 group's residual masses, transformed once per node count, are convolved with the group's
-kernel by one inverse transform each. The values equal :func:`locacal.metrics.smece`
-(tests check this to 1e-12); only the rounding of some floating-point sums differs.
+kernel by one inverse transform each. The labels' part of the node masses, per node's run
+of sorted scores the events and sum frac_i y_i with frac_i = (m - 1) s_i - k, comes for
+every node count from two running sums per batch: the running event counts and 64-bit
+integer running sums of round(s_i 2^53) y_i (:class:`ScaledScores`, exact modulo 2^64 over
+pieces of at most 256 rows). The values equal :func:`locacal.metrics.smece` (tests check
+this to 1e-12); only the rounding of some floating-point sums differs.
 
 Two shortcuts leave the decisions of the bisection unchanged:
 
@@ -205,7 +209,7 @@ class ScaledScores:
     """Running sums of v_i y_i for label vectors y on the sorted scores, v_i = s_i 2^53
     rounded to an integer: (B, n + 1) uint64, modulo 2^64 (only differences over at most
     _PIECE rows are read, :meth:`_Nodes.right_shares`). One pass over a chunk's labels
-    serves every node count, where a sparse product per node count went over them again;
+    serves every node count (a sparse product per node count would go over them again);
     the array is kept from chunk to chunk (a fresh one costs its page faults)."""
 
     def __init__(self, scores: np.ndarray) -> None:
