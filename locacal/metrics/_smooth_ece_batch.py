@@ -49,7 +49,6 @@ from locacal.metrics.smooth_ece import (
     _MIN_SIGMA,
     _node_count,
     _node_positions,
-    _smooth_masses,
 )
 
 __all__ = ["smece_batch"]
@@ -348,10 +347,15 @@ class _Bandwidth:
         self.nodes = nodes
         points = np.linspace(0.0, 1.0, max(round(10.0 / sigma), _MIN_EVAL_POINTS))
         self.interpolate = _Interpolation(points, nodes.m)
-        density = _smooth_masses(nodes.score_mass, sigma, points) + _MASS_FLOOR
-        self.density = float(np.sum(density))
         self.kernel = nodes.kernel_spectrum(sigma)
         self.weights = nodes.node_weights(self.kernel, self.interpolate.node_weights)
+        # sum over the points of the interpolated smoothed score mass: the smoothed mass
+        # against each node's total interpolation weight (the metric's
+        # _smooth_masses(score_mass, sigma, points).sum() up to rounding, by this route's
+        # transforms instead of a second convolution)
+        smoothed = nodes.smooth(nodes.spectra(nodes.score_mass[None, :]), self.kernel)[0]
+        self.density = (float(smoothed @ self.interpolate.node_weights)
+                        + points.size * _MASS_FLOOR)
 
     def bound(self, mass: Callable[[int], np.ndarray], rows: np.ndarray) -> np.ndarray:
         """U(sigma) = sum_j |r_j| c_j / D >= smECE(sigma) of the rows (inf without c)."""
