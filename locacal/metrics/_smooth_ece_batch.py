@@ -126,11 +126,12 @@ class _Nodes:
         self.size = period if self.route != "padded" else fft.next_fast_len(3 * m - 2,
                                                                             real=True)
 
-    def right_shares(self, scaled: np.ndarray, prefix: np.ndarray
-                     ) -> tuple[np.ndarray, np.ndarray]:
+    def right_shares(self, scaled: np.ndarray, prefix: np.ndarray,
+                     rows: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Per label vector and run, (B, runs): the labels' shares to the right node,
         sum_run frac_i y_i, and their total sum_run y_i, from the running sums ``scaled``
-        of :class:`ScaledScores` and the running event counts ``prefix``.
+        of :class:`ScaledScores` and the running event counts ``prefix`` (``rows``: of
+        those label vectors only).
 
         With frac_i = (m - 1) s_i - k on node k's run and v_i = s_i 2^53 rounded, each
         piece's sum_piece y_i ((m - 1) v_i - k 2^53) is exact in 64-bit integers: the
@@ -139,8 +140,12 @@ class _Nodes:
         (m - 1) |v_i 2^-53 - s_i| <= (m - 1) 2^-54 per row, no more than the rounding of
         s_i (m - 1) in the metric's own frac for s_i >= 1/2 (a float prefix sum of s_i
         y_i would lose about 1e-16 of the running total, times m - 1, in each run)."""
-        sums = np.diff(np.take(scaled, self.piece_bounds, axis=1), axis=1)
-        events = np.diff(np.take(prefix, self.piece_bounds, axis=1), axis=1)
+        if rows is None:
+            sums = np.diff(np.take(scaled, self.piece_bounds, axis=1), axis=1)
+            events = np.diff(np.take(prefix, self.piece_bounds, axis=1), axis=1)
+        else:  # those label vectors only
+            at = np.ix_(rows, self.piece_bounds)
+            sums, events = np.diff(scaled[at], axis=1), np.diff(prefix[at], axis=1)
         sums *= self.factor
         sums -= events.astype(np.uint64) * self.piece_offset
         shares = sums.view(np.int64) * _UNSCALE
@@ -150,11 +155,12 @@ class _Nodes:
             totals = np.add.reduceat(totals, self.run_pieces, axis=1)
         return shares, totals
 
-    def residual_masses(self, scaled: np.ndarray, prefix: np.ndarray) -> np.ndarray:
+    def residual_masses(self, scaled: np.ndarray, prefix: np.ndarray,
+                        rows: np.ndarray | None = None) -> np.ndarray:
         """Node masses of the residuals s - y of each label vector, (B, m): the scores'
-        shares less the labels' (``scaled``, ``prefix``: :meth:`right_shares`)."""
-        to_right, totals = self.right_shares(scaled, prefix)
-        mass = np.zeros((prefix.shape[0], self.m))
+        shares less the labels' (``scaled``, ``prefix``, ``rows``: :meth:`right_shares`)."""
+        to_right, totals = self.right_shares(scaled, prefix, rows)
+        mass = np.zeros((to_right.shape[0], self.m))
         mass[:, self.nodes] = self.score_left - (totals - to_right)
         mass[:, self.nodes + 1] += self.score_right - to_right
         return mass
@@ -281,21 +287,48 @@ def smece_batch(scores: np.ndarray, weights: np.ndarray | None
         if prefix is None:
             prefix = event_prefix(labels)
         scaled = scaled_sums(prefix)
-        masses: dict[int, np.ndarray] = {}   # per node count, every row's (one product)
+        size = labels.shape[0]
+        # per node count, the masses and spectra of the rows that reached it (the last
+        # steps' node counts serve some rows only)
+        masses: dict[int, np.ndarray] = {}
         spectra: dict[int, np.ndarray] = {}
+        computed: dict[tuple[str, int], np.ndarray] = {}
 
-        def mass(m: int) -> np.ndarray:
-            if m not in masses:
+        def missing(kind: str, m: int, rows: np.ndarray) -> np.ndarray | None:
+            """The rows of ``rows`` not yet computed (None: all of them, every row)."""
+            have = computed.setdefault((kind, m), np.zeros(size, dtype=bool))
+            todo = rows[~have[rows]]
+            have[todo] = True
+            return None if todo.size == size else todo
+
+        def mass(m: int, rows: np.ndarray) -> np.ndarray:
+            """The node masses of node count m, computed for ``rows`` at least."""
+            todo = missing("mass", m, rows)
+            if todo is None:
                 masses[m] = grid(m).residual_masses(scaled, prefix)
+            elif todo.size:
+                if m not in masses:
+                    masses[m] = np.empty((size, m))
+                masses[m][todo] = grid(m).residual_masses(scaled, prefix, todo)
             return masses[m]
+
+        def spectrum(m: int, rows: np.ndarray) -> np.ndarray:
+            """The spectra of node count m, computed for ``rows`` at least."""
+            todo = missing("spectra", m, rows)
+            if todo is None:
+                spectra[m] = grid(m).spectra(mass(m, rows))
+            elif todo.size:
+                new = grid(m).spectra(mass(m, todo)[todo])
+                if m not in spectra:
+                    spectra[m] = np.empty((size, new.shape[1]), dtype=new.dtype)
+                spectra[m][todo] = new
+            return spectra[m]
 
         def values(rows: np.ndarray, sigma: float) -> np.ndarray:
             """smECE_sigma of the label rows ``rows``."""
             at = bandwidth(sigma)
             g = at.nodes
-            if g.m not in spectra:
-                spectra[g.m] = g.spectra(mass(g.m))
-            smoothed = g.smooth(spectra[g.m][rows], at.kernel)
+            smoothed = g.smooth(spectrum(g.m, rows)[rows], at.kernel)
             return np.abs(at.interpolate(smoothed)).sum(axis=1) / at.density
 
         def too_small(rows: np.ndarray, sigma: np.ndarray
@@ -307,8 +340,11 @@ def smece_batch(scores: np.ndarray, weights: np.ndarray | None
             known = np.zeros(rows.size, dtype=bool)
             for s in np.unique(sigma[~small]):
                 at = np.flatnonzero(sigma == s)
-                bound = bandwidth(float(s)).bound(mass, rows[at])
+                at_s = bandwidth(float(s))
+                bound = at_s.bound(mass(at_s.nodes.m, rows[at])[rows[at]])
                 at = at[~(bound < s * (1.0 - _BOUND_MARGIN))]
+                if at.size == 0:  # the bound decided every row
+                    continue
                 value[at] = values(rows[at], float(s))
                 known[at] = True
                 small[at] = s < value[at]
@@ -357,8 +393,9 @@ class _Bandwidth:
         self.density = (float(smoothed @ self.interpolate.node_weights)
                         + points.size * _MASS_FLOOR)
 
-    def bound(self, mass: Callable[[int], np.ndarray], rows: np.ndarray) -> np.ndarray:
-        """U(sigma) = sum_j |r_j| c_j / D >= smECE(sigma) of the rows (inf without c)."""
+    def bound(self, mass: np.ndarray) -> np.ndarray:
+        """U(sigma) = sum_j |r_j| c_j / D >= smECE(sigma) of the rows of node masses
+        ``mass`` (inf without c)."""
         if self.weights is None:
-            return np.full(rows.size, np.inf)
-        return np.abs(mass(self.nodes.m)[rows]) @ self.weights / self.density
+            return np.full(mass.shape[0], np.inf)
+        return np.abs(mass) @ self.weights / self.density
