@@ -244,6 +244,83 @@ runs of events beside the array of all runs (the same peak, but 80 000 page faul
 ``isotonic_regression`` costs about 15 us a call around its compiled PAV (0.006 s for the
 ci report's 400 fits), which only its private function would save.
 
+A fifth round on the null draws (branch ``cismece``; same draws and seeds, null values
+equal to the metric on each draw to 1e-12). The smooth ECE's label shares of each node's
+run come from one pass over a chunk for every node count: 64-bit integer running sums of
+v_i y_i with v_i = s_i 2^53 rounded, read over pieces of at most 256 rows of a run, where
+sum_piece y_i ((m - 1) v_i - k 2^53) is exact modulo 2^64 and below 2^63, i.e. sum frac_i
+y_i to (m - 1) 2^-54 per row (the metric's own rounding of s_i (m - 1)); this replaces the
+transposed copy of the labels and one sparse product per node count (six a chunk), and its
+0/1 labels are taken back from the running event counts (0.18 ms for 10 x 1e5 against 0.33
+ms for the cast of the float labels). Its node grids are built in 0.3 ms instead of 1.5 ms
+(pieces from the run lengths, the unit node mass by ``reduceat``) and each bandwidth in
+0.24 ms instead of 0.5 ms (the score density's sum D from the route's own transforms
+against the nodes' interpolation weights); each node count's masses and spectra are formed
+for the rows that reach it only (at 1e5 the last step's 1464 and 2049 nodes serve 128 and
+72 of 200 draws: 0.071-0.077 -> 0.066-0.072 s for 200 draws). WMSE's nearest-neighbour
+runs without weights (its metric and its null builder) find the distance h as the k-th
+smallest of the left and right distances by one vectorised bisection, min_i max(L_i,
+R_{k-i}), instead of a bisection inside a bisection (the same floating-point distances, so
+the same runs: 12.8 -> 0.8 ms for 101 points at 1e5). Spiegelhalter's z (and mcb's Brier
+term) multiply the labels by BLAS when it runs with one thread (0.09 against 0.49 ms for
+10 x 1e5 by ``einsum``, and nearer the metric: 1.3e-13 against 6.7e-13 at 1e5); ``einsum``
+stays with more threads, whose idle spinning cost 1.4 ms of CPU a call. Measured
+alternately in one session on the shared machine, three runs each of ``--repeat 3
+--no-metrics`` (load 0.9-1.1): the code before (main at ba9dd78) against this branch, and
+main after the draws' round (1c254f2, branch ``cidraws``) against it with this round's
+``locacal`` changes applied (the merge); CPU seconds with one BLAS thread, range over the
+runs; in brackets the wall-clock ratio with the default BLAS threads::
+
+          n  code          report       ci           ci / report            boot         null
+        1e4  ba9dd78       0.033-0.034  0.115-0.127  3.5-3.8  (4.6-4.7)     0.023-0.024  0.065-0.070
+             this round    0.025-0.026  0.096-0.139  3.7-5.5  (5.1-5.4)     0.023-0.033  0.054-0.056
+             1c254f2       0.031-0.035  0.112-0.118  3.4-3.6  (4.5-4.7)     0.021-0.023  0.062-0.070
+             merged        0.023-0.029  0.087-0.099  3.3-3.7  (4.7-5.2)     0.020-0.022  0.048-0.055
+        1e5  ba9dd78       0.033-0.034  0.515-0.532  15.5-16.1 (15.0-16.4)  0.181-0.285  0.291-0.296
+             this round    0.023        0.432-0.461  18.6-19.8 (18.2-18.7)  0.181-0.189  0.231-0.234
+             1c254f2       0.032-0.034  0.437-0.471  13.1-14.3 (13.6-13.9)  0.149-0.165  0.252-0.266
+             merged        0.022-0.024  0.369-0.409  16.6-17.0 (15.9-17.3)  0.151-0.164  0.195-0.225
+
+(At 1e4 the ci report of this round took 0.096-0.098 s in two runs and 0.139 s in one, its
+bootstrap alone then 0.033 s, though this round does not touch the bootstrap (an earlier
+session: 0.101 s once, 0.131-0.133 s twice): the allocator's state after the ci call, as
+described below; in a loop of ci reports and bootstraps at 1e4 the ci report takes
+0.102-0.105 s against 0.121-0.123 s before, the bootstrap 0.024 s both.)
+
+    one component alone at 1e5 (s; two runs each)        ba9dd78        this round
+        smooth ECE statistic, 200 draws (draws excluded)  0.097-0.099    0.066-0.069
+        smooth ECE null draws alone (null_values) *       0.185-0.206    0.143-0.166
+        WMSE null builder                                 0.0139-0.0142  0.0054
+        Spiegelhalter statistic, 200 draws                0.0073-0.0074  0.0046
+        WMSE and Spiegelhalter null draws alone           0.079-0.081    0.069-0.072
+        CORP mcb statistic, 200 draws                     0.049-0.050    0.049
+
+    (* four runs each in two sessions, the second busier: 0.201-0.206 against 0.165)
+
+At 1e5 the null draws lose 0.06 s and the ci report 0.07-0.08 s (the same 4 000-6 500 page
+faults a call); merged with the draws' round, ci 0.369-0.409 s against 0.515-0.532 s
+before both, the null draws 0.195-0.225 s against 0.291-0.296 s. The plain report itself
+loses 0.010 s (WMSE's nearest-neighbour runs), so the ratio rises: 18.6-19.8 plain reports
+at 1e5 (16.6-17.0 merged), the target of 10 further off in this measure though every call
+is quicker. mcb's Brier term by BLAS gains nothing measurable (its PAV fits dominate).
+Tried in this round and dropped: two levels of integer running sums (exact without pieces,
+two passes: about 1.8 ms a chunk from the timed passes, against 0.65 ms for one level with
+pieces); a float running sum of s_i y_i, even split exactly (NumPy's float accumulation
+along a row is not vectorised: 2.7-2.9 ms for 10 x 1e5 against 0.4 ms for an integer one);
+the piece sums by ``np.add.reduceat`` over the union of every node count's pieces (1.0 ms
+against 0.26 ms for the integer running sum) or one gather at that union instead of one
+per node count (0.64 against 0.61 ms, cold caches); the running sums transposed, (n + 1,
+B), for contiguous gathers (3.7 ms to build against 1.1 ms); the evaluation points'
+interpolation as a sparse matrix (0.043 against 0.073 ms a call alone, no gain measured in
+the batch); ``np.take`` instead of fancy indexing for the binned, LCS and WMSE window sums
+(no gain beyond the noise); BLAS for the density's direct kernel sums of the LCS and WMSE
+builders (the sliding-window rows are copied first: 11.9 against 8.2 ms for the KDE at
+1e5). Not tried for lack of time: a tighter exact bound to settle sigma = 1/64 (it would
+save the m = 1001 transforms, about 0.1 ms a chunk). What is left of the smooth ECE's null
+draws at 1e5 (about 3.4 ms a chunk of ten): the integer running sums 0.65 ms, the gathers
+at the pieces' ends about 0.6 ms (cold caches), per node count (six, two of them for some
+rows) the masses, transforms, bound and interpolation about 0.3 ms.
+
 Usage: ``python benchmarks/bench_report_ci.py [--sizes 10000 100000] [--n-boot 200]
 [--repeat 3] [--no-metrics]``
 """

@@ -311,7 +311,12 @@ def test_smece_batch_bound_holds_and_decides_large_bandwidths():
     are evaluated there, as the metric."""
     from locacal.localfit import event_prefix
     from locacal.metrics import smece
-    from locacal.metrics._smooth_ece_batch import _Bandwidth, _Nodes, smece_batch
+    from locacal.metrics._smooth_ece_batch import (
+        ScaledScores,
+        _Bandwidth,
+        _Nodes,
+        smece_batch,
+    )
     from locacal.metrics.smooth_ece import _node_count, _Residuals
 
     rng = np.random.default_rng(9)
@@ -320,12 +325,12 @@ def test_smece_batch_bound_holds_and_decides_large_bandwidths():
     labels[1] = (rng.random(s.size) < s**2).astype(np.float64)  # over-confident
     low = np.sort(rng.uniform(0.0, 0.1, 5000))
     for scores, rows in ((s, labels), (low, np.ones((2, low.size)))):
-        rows_t = np.ascontiguousarray(rows.T)
+        scaled = ScaledScores(scores)(event_prefix(rows))
         for k in (1024, 256, 32, 16, 8, 5, 7):
             sigma = k / 1024
             at = _Bandwidth(_Nodes(scores, _node_count(sigma)), sigma)
-            mass = at.nodes.residual_masses(rows_t, event_prefix(rows))
-            bound = at.bound(lambda m, mass=mass: mass, np.arange(rows.shape[0]))
+            mass = at.nodes.residual_masses(scaled, event_prefix(rows))
+            bound = at.bound(mass)
             exact = np.array([_Residuals(scores, y).smece(sigma) for y in rows])
             assert (bound >= exact * (1 - 1e-12)).all(), (k, bound, exact)
         got = smece_batch(scores, None)(rows)
@@ -485,3 +490,63 @@ def test_sorted_order_sorts_by_score_label_and_weight():
         key = np.lexsort((np.zeros(s.size) if weights is None else weights, y, s))
         rows = np.column_stack([s, y, np.zeros(s.size) if weights is None else weights])
         np.testing.assert_array_equal(rows[order], rows[key])
+
+
+def _adversarial_scores(m: int, rng: np.random.Generator) -> np.ndarray:
+    """Scores on and next to the nodes k / (m - 1), at 0 and 1, tiny ones, and long runs
+    of tied scores (longer than the pieces of ``_Nodes.right_shares``)."""
+    nodes = np.arange(m) / (m - 1)
+    parts = [nodes, np.nextafter(nodes, 0.0), np.nextafter(nodes, 1.0),
+             np.zeros(700), np.ones(600), np.full(1300, nodes[m // 3]),
+             np.full(900, 0.5 * (nodes[5] + nodes[6])), rng.uniform(0.0, 1e-9, 50),
+             rng.uniform(0.0, 1.0, 3000), 1.0 - rng.uniform(0.0, 1e-12, 50)]
+    return np.sort(np.clip(np.concatenate(parts), 0.0, 1.0))
+
+
+@pytest.mark.parametrize("m", [1001, 1025, 2049, 5121, 10001])
+def test_smece_batch_label_shares_from_integer_sums(m):
+    """The labels' shares of each run, sum_run frac_i y_i from the 64-bit integer running
+    sums of v_i y_i, and the run totals equal the sums of the metric's own frac_i y_i
+    (scores on and next to the nodes, at 0 and 1, tiny, and tied in runs longer than a
+    piece), to the rounding of s_i (m - 1)."""
+    from locacal.localfit import event_prefix
+    from locacal.metrics._smooth_ece_batch import _PIECE, ScaledScores, _Nodes
+    from locacal.metrics.smooth_ece import _node_positions
+
+    rng = np.random.default_rng(m)
+    s = _adversarial_scores(m, rng)
+    labels = (rng.random((4, s.size)) < 0.5).astype(np.float64)
+    labels[0] = 1.0  # every row an event
+    nodes = _Nodes(s, m)
+    assert nodes.run_pieces is not None  # runs longer than a piece
+    # the pieces split the runs into at most _PIECE rows each
+    lengths = np.diff(nodes.piece_bounds)
+    assert 0 < lengths.min() and lengths.max() <= _PIECE
+    prefix = event_prefix(labels)
+    shares, totals = nodes.right_shares(ScaledScores(s)(prefix), prefix)
+    left, frac = _node_positions(s, m)
+    runs = np.flatnonzero(np.r_[True, left[1:] != left[:-1]])
+    np.testing.assert_array_equal(nodes.piece_bounds[nodes.run_pieces], runs)
+    for b, y in enumerate(labels):
+        want = np.add.reduceat(frac * y, runs)
+        count = np.add.reduceat(y, runs)
+        np.testing.assert_array_equal(totals[b], count)
+        # per row: the metric's frac is off by up to half an ulp of s (m - 1) < m
+        tolerance = np.add.reduceat(np.ones_like(s), runs) * m * 2.0**-52
+        assert (np.abs(shares[b] - want) <= tolerance).all()
+
+
+def test_smece_batch_equals_smece_adversarial_scores():
+    """End to end on scores at and next to the nodes, at 0 and 1 and tied in long runs."""
+    from locacal.metrics import smece
+    from locacal.metrics._smooth_ece_batch import smece_batch
+
+    rng = np.random.default_rng(12)
+    s = _adversarial_scores(1001, rng)
+    labels = (rng.random((3, s.size)) < s).astype(np.float64)
+    labels[2] = (rng.random(s.size) < s**1.5).astype(np.float64)
+    got = smece_batch(s, None)(labels)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CalibrationWarning)
+        want = [smece(s, row) for row in labels]
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)

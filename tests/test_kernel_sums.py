@@ -98,3 +98,29 @@ def test_weighted_nearest_neighbour_means_are_the_sorted_definition():
             expected.append((np.dot(w[inside], y[inside]) + share * np.dot(w[edge], y[edge])) / k)
         np.testing.assert_allclose(knn_means(sort_sample(s, y, w), taus, k), expected,
                                    rtol=1e-12)
+
+
+def test_unit_weight_nearest_neighbour_runs_equal_the_general_path():
+    """Without weights knn_runs finds the distance h as the k-th smallest of the left and
+    right distances (one bisection); the runs and shares equal those of the general path
+    (weights of one: a bisection inside a bisection) with heavy ties, scores at 0, points
+    on, next to and between the scores, and k from 1 to n, whole or not."""
+    from locacal.localfit._knn import knn_runs
+
+    rng = np.random.default_rng(8)
+    for trial in range(200):
+        n = int(rng.integers(1, 60))
+        s = rng.uniform(size=n)
+        if trial % 4 == 1:
+            s = np.round(s * 5) / 5
+        elif trial % 4 == 2:
+            s = np.round(s * 2) / 2
+        elif trial % 4 == 3:
+            s[: n // 2] = 0.0
+        s = np.sort(s)
+        points = np.clip(np.r_[np.linspace(0, 1, 11), s[:5], np.nextafter(s[:5], 2.0)], 0, 1)
+        for k in {1.0, float(n), float(max(1, n // 3)), max(1.0, n / 3 + 0.4)}:
+            fast, general = knn_runs(s, None, points, k), knn_runs(s, np.ones(n), points, k)
+            for field in ("a_in", "b_in", "a_all", "b_all"):
+                np.testing.assert_array_equal(getattr(fast, field), getattr(general, field))
+            np.testing.assert_array_equal(fast.share, general.share)

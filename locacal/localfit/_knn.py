@@ -100,18 +100,58 @@ def knn_runs(s: np.ndarray, weights: np.ndarray | None, points: np.ndarray,
     def left_short(q, sel):  # distance t - s[q] grows as q falls: "not enough" is the upper run
         return (q >= split[sel]) | ~enough(t[sel] - s[np.minimum(q, n - 1)], sel)
 
-    every = np.arange(t.shape[0])
-    q_left = bisect(left_short, np.zeros_like(split), split) - 1
-    h_left = np.where(q_left >= 0, t - s[np.maximum(q_left, 0)], np.inf)
-
     def right_enough(q, sel):
         return (q >= n) | enough(s[np.minimum(q, n - 1)] - t[sel], sel)
 
-    q_right = bisect(right_enough, split, np.full_like(split, n))
-    h_right = np.where(q_right < n, s[np.minimum(q_right, n - 1)] - t, np.inf)
-    h = np.minimum(h_left, h_right)
+    every = np.arange(t.shape[0])
+    if weights is None and 1 <= np.ceil(k) <= n:
+        h = _kth_distance(s, t, split, int(np.ceil(k)))
+    else:
+        q_left = bisect(left_short, np.zeros_like(split), split) - 1
+        h_left = np.where(q_left >= 0, t - s[np.maximum(q_left, 0)], np.inf)
+        q_right = bisect(right_enough, split, np.full_like(split, n))
+        h_right = np.where(q_right < n, s[np.minimum(q_right, n - 1)] - t, np.inf)
+        h = np.minimum(h_left, h_right)
     a_in, b_in = run(h, every, strict=True)
     a_all, b_all = run(h, every, strict=False)
     w_in = cw(b_in) - cw(a_in)
     w_edge = (cw(b_all) - cw(a_all)) - w_in
     return KnnRuns(a_in, b_in, a_all, b_all, (k - w_in) / w_edge, k)
+
+
+def _kth_distance(s: np.ndarray, t: np.ndarray, split: np.ndarray, count: int) -> np.ndarray:
+    """Per point, the ``count``-th smallest of the distances t - s_i (rows left of
+    ``split``) and s_i - t (the others), 1 <= count <= n: what :func:`knn_runs` finds for
+    unit weights (the smallest of these distances within which ``count`` rows lie), in
+    O(log n) vectorised steps instead of a bisection inside a bisection.
+
+    With L_i the i-th smallest left distance and R_j the j-th smallest right one (L_0 = R_0
+    = -inf), the count-th smallest of both is min_i max(L_i, R_{count - i}) (merging two
+    sorted lists); L_i rises and R_{count - i} falls with i, so the minimum is at the first
+    i where L_i >= R_{count - i} or just before it. The same floating-point distances as
+    the general path: the same value."""
+    n = s.size
+    lo = np.maximum(0, count - (n - split))  # i left rows, count - i right ones
+    hi = np.minimum(count, split)
+
+    def left(i: np.ndarray, sel) -> np.ndarray:  # L_i (i >= 1)
+        return t[sel] - s[split[sel] - i]
+
+    def right(j: np.ndarray, sel) -> np.ndarray:  # R_j (j >= 1)
+        return s[split[sel] + j - 1] - t[sel]
+
+    def crossed(i: np.ndarray, sel) -> np.ndarray:  # L_i >= R_{count - i}
+        j = count - i
+        # i = 0 or j = 0 (an infinite distance) are decided without reading a row
+        left_i = t[sel] - s[np.clip(split[sel] - i, 0, n - 1)]
+        right_j = s[np.clip(split[sel] + j - 1, 0, n - 1)] - t[sel]
+        return (j == 0) | ((i > 0) & (left_i >= right_j))
+
+    first = bisect(crossed, lo, hi + 1)
+    every = np.arange(t.size)
+    h = np.full(t.size, np.inf)
+    at = first <= hi  # f(first) = L_first (first >= 1: L_0 = -inf never crosses)
+    h[at] = left(first[at], every[at])
+    before = first - 1 >= lo  # f(first - 1) = R_{count - first + 1}
+    h[before] = np.minimum(h[before], right(count - first[before] + 1, every[before]))
+    return h

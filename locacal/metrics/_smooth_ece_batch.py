@@ -8,8 +8,12 @@ smoothed score density at each bandwidth, the interpolation of the evaluation po
 bisections of all vectors run together, one step at a time; at each step the vectors are
 grouped by their current bandwidth (a dyadic fraction: they share few values), and a
 group's residual masses, transformed once per node count, are convolved with the group's
-kernel by one inverse transform each. The values equal :func:`locacal.metrics.smece`
-(tests check this to 1e-12); only the rounding of some floating-point sums differs.
+kernel by one inverse transform each. The labels' part of the node masses, per node's run
+of sorted scores the events and sum frac_i y_i with frac_i = (m - 1) s_i - k, comes for
+every node count from two running sums per batch: the running event counts and 64-bit
+integer running sums of round(s_i 2^53) y_i (:class:`ScaledScores`, exact modulo 2^64 over
+pieces of at most 256 rows). The values equal :func:`locacal.metrics.smece` (tests check
+this to 1e-12); only the rounding of some floating-point sums differs.
 
 Two shortcuts leave the decisions of the bisection unchanged:
 
@@ -34,7 +38,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
-from scipy import fft, sparse
+from scipy import fft
 from scipy.stats import norm
 
 from locacal.localfit import event_prefix
@@ -45,7 +49,6 @@ from locacal.metrics.smooth_ece import (
     _MIN_SIGMA,
     _node_count,
     _node_positions,
-    _smooth_masses,
 )
 
 __all__ = ["smece_batch"]
@@ -57,6 +60,12 @@ _BOUND_MARGIN = 1e-9
 #: has passes for 2, 3, 4, 5, 7, 11 and a generic one; longer prime factors go through
 #: Bluestein's algorithm, slower than the padded length).
 _SMOOTH_PRIME = 19
+#: Scores as integers of s 2^_SCALE_BITS (exact for s >= 1/2; at most 2^-54 off below).
+_SCALE_BITS = 53
+_UNSCALE = 2.0**-_SCALE_BITS
+#: Longest piece of a node's run whose scaled sum is formed in 64-bit integers: below
+#: 2^63 / (2^53 + m) terms, m < 2^14 (sigma >= 0.001).
+_PIECE = 256
 
 
 def _is_smooth(length: int) -> bool:
@@ -91,33 +100,69 @@ class _Nodes:
         runs = np.flatnonzero(new)
         self.nodes = left[runs]
         n = scores.size
-        self.starts, self.ends = runs, np.r_[runs[1:], n]
-        # per run (a row of the matrix, its rows as columns): the labels' shares to the
-        # left node (their total: the running counts)
-        self.shares = sparse.csr_matrix((1.0 - frac, np.arange(n), np.r_[runs, n]),
-                                        shape=(runs.size, n))
+        # runs cut into pieces of at most _PIECE rows (ScaledScores: exact sums per piece)
+        cuts = (np.diff(np.r_[runs, n]) - 1) // _PIECE  # cuts inside each run
+        pieces = np.repeat(runs, cuts + 1)
+        if cuts.any():
+            pieces += _PIECE * (np.arange(pieces.size) - np.repeat(np.cumsum(cuts + 1) - cuts - 1,
+                                                                   cuts + 1))
+        self.piece_bounds = np.r_[pieces, n]
+        self.factor = np.uint64(m - 1)
+        self.piece_offset = left[pieces].astype(np.uint64) << np.uint64(_SCALE_BITS)
+        # each run's first piece (None: one piece per run)
+        self.run_pieces = (None if pieces.size == runs.size
+                           else np.flatnonzero(new[pieces]))
         # the scores' own shares (s to the left node, s frac to the right one) and mass
         self.score_left = np.add.reduceat(scores * (1.0 - frac), runs)
         self.score_right = np.add.reduceat(scores * frac, runs)
-        # unit values, as _NodeMasses adds them (bincount adds in the rows' order too)
-        to_right = np.bincount(left, frac, minlength=m)
-        self.score_mass = np.bincount(left, 1.0 - frac, minlength=m) + np.r_[0.0, to_right[:-1]]
+        # unit values (the metric's _NodeMasses adds the rows one by one; these sums round
+        # differently, by about 1e-16 of each node's mass)
+        self.score_mass = np.zeros(m)
+        self.score_mass[self.nodes] = np.add.reduceat(1.0 - frac, runs)
+        self.score_mass[self.nodes + 1] += np.add.reduceat(frac, runs)
         period = 2 * m - 2
         self.route = ("padded" if not _is_smooth(period)
                       else "cosine" if m % 2 else "period")
         self.size = period if self.route != "padded" else fft.next_fast_len(3 * m - 2,
                                                                             real=True)
 
-    def residual_masses(self, labels_t: np.ndarray, prefix: np.ndarray) -> np.ndarray:
-        """Node masses of the residuals s - y of each label vector (the columns of
-        ``labels_t``, (n, B) C-contiguous; ``prefix``: their running event counts), (B, m):
-        the scores' shares less the labels' (a sparse product gives the labels' left
-        shares, the running counts their run totals)."""
-        to_left = (self.shares @ labels_t).T
-        totals = (prefix[:, self.ends] - prefix[:, self.starts]).astype(np.float64)
-        mass = np.zeros((labels_t.shape[1], self.m))
-        mass[:, self.nodes] = self.score_left - to_left
-        mass[:, self.nodes + 1] += self.score_right - (totals - to_left)
+    def right_shares(self, scaled: np.ndarray, prefix: np.ndarray,
+                     rows: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Per label vector and run, (B, runs): the labels' shares to the right node,
+        sum_run frac_i y_i, and their total sum_run y_i, from the running sums ``scaled``
+        of :class:`ScaledScores` and the running event counts ``prefix`` (``rows``: of
+        those label vectors only).
+
+        With frac_i = (m - 1) s_i - k on node k's run and v_i = s_i 2^53 rounded, each
+        piece's sum_piece y_i ((m - 1) v_i - k 2^53) is exact in 64-bit integers: the
+        unsigned arithmetic is modulo 2^64 and the sum itself is below 2^63 (at most
+        _PIECE terms, each in [-m, 2^53 + m]). Scaled by 2^-53 it is sum frac_i y_i up to
+        (m - 1) |v_i 2^-53 - s_i| <= (m - 1) 2^-54 per row, no more than the rounding of
+        s_i (m - 1) in the metric's own frac for s_i >= 1/2 (a float prefix sum of s_i
+        y_i would lose about 1e-16 of the running total, times m - 1, in each run)."""
+        if rows is None:
+            sums = np.diff(np.take(scaled, self.piece_bounds, axis=1), axis=1)
+            events = np.diff(np.take(prefix, self.piece_bounds, axis=1), axis=1)
+        else:  # those label vectors only
+            at = np.ix_(rows, self.piece_bounds)
+            sums, events = np.diff(scaled[at], axis=1), np.diff(prefix[at], axis=1)
+        sums *= self.factor
+        sums -= events.astype(np.uint64) * self.piece_offset
+        shares = sums.view(np.int64) * _UNSCALE
+        totals = events.astype(np.float64)
+        if self.run_pieces is not None:
+            shares = np.add.reduceat(shares, self.run_pieces, axis=1)
+            totals = np.add.reduceat(totals, self.run_pieces, axis=1)
+        return shares, totals
+
+    def residual_masses(self, scaled: np.ndarray, prefix: np.ndarray,
+                        rows: np.ndarray | None = None) -> np.ndarray:
+        """Node masses of the residuals s - y of each label vector, (B, m): the scores'
+        shares less the labels' (``scaled``, ``prefix``, ``rows``: :meth:`right_shares`)."""
+        to_right, totals = self.right_shares(scaled, prefix, rows)
+        mass = np.zeros((to_right.shape[0], self.m))
+        mass[:, self.nodes] = self.score_left - (totals - to_right)
+        mass[:, self.nodes + 1] += self.score_right - to_right
         return mass
 
     def spectra(self, mass: np.ndarray) -> np.ndarray:
@@ -165,6 +210,33 @@ class _Nodes:
         return weights
 
 
+class ScaledScores:
+    """Running sums of v_i y_i for label vectors y on the sorted scores, v_i = s_i 2^53
+    rounded to an integer: (B, n + 1) uint64, modulo 2^64 (only differences over at most
+    _PIECE rows are read, :meth:`_Nodes.right_shares`). One pass over a chunk's labels
+    serves every node count (a sparse product per node count would go over them again);
+    the array is kept from chunk to chunk (a fresh one costs its page faults)."""
+
+    def __init__(self, scores: np.ndarray) -> None:
+        self.values = np.rint(scores * 2.0**_SCALE_BITS).astype(np.uint64)
+        self.buffer = np.empty(0, dtype=np.uint64)
+
+    def __call__(self, prefix: np.ndarray) -> np.ndarray:
+        """The running sums for the label vectors of running event counts ``prefix``
+        (:func:`~locacal.localfit.event_prefix`, (B, n + 1))."""
+        shape = prefix.shape
+        if self.buffer.size < shape[0] * shape[1]:
+            self.buffer = np.empty(shape[0] * shape[1], dtype=np.uint64)
+        out = self.buffer[:shape[0] * shape[1]].reshape(shape)
+        out[:, 0] = 0
+        body = out[:, 1:]
+        # the 0/1 labels back from the counts (half the time of a cast of float labels)
+        np.subtract(prefix[:, 1:], prefix[:, :-1], out=body, casting="unsafe")
+        np.multiply(body, self.values, out=body)
+        np.cumsum(body, axis=1, out=body)
+        return out
+
+
 class _Interpolation:
     """``np.interp(points, linspace(0, 1, m), row)`` for the rows of a (B, m) matrix, the
     points' nodes and offsets found once (same operations as :func:`numpy.interp`)."""
@@ -207,39 +279,56 @@ def smece_batch(scores: np.ndarray, weights: np.ndarray | None
             at_sigma[sigma] = _Bandwidth(grid(_node_count(sigma)), sigma)
         return at_sigma[sigma]
 
-    buffer = np.empty(0)
-
-    def transposed(labels: np.ndarray) -> np.ndarray:
-        """``labels.T`` C-contiguous, in an array kept from call to call (a fresh one per
-        call of 8 MB costs its page faults, as much again as the copy)."""
-        nonlocal buffer
-        if buffer.size < labels.size:
-            buffer = np.empty(labels.size)
-        out = buffer[:labels.size].reshape(labels.shape[1], labels.shape[0])
-        np.copyto(out, labels.T)
-        return out
+    scaled_sums = ScaledScores(scores)
 
     def statistic(labels: np.ndarray, prefix: np.ndarray | None = None) -> np.ndarray:
         """The B values; ``prefix``: :func:`~locacal.localfit.event_prefix` of
         ``labels`` when the caller has it."""
-        labels_t = transposed(labels)
         if prefix is None:
             prefix = event_prefix(labels)
-        masses: dict[int, np.ndarray] = {}   # per node count, every row's (one product)
+        scaled = scaled_sums(prefix)
+        size = labels.shape[0]
+        # per node count, the masses and spectra of the rows that reached it (the last
+        # steps' node counts serve some rows only)
+        masses: dict[int, np.ndarray] = {}
         spectra: dict[int, np.ndarray] = {}
+        computed: dict[tuple[str, int], np.ndarray] = {}
 
-        def mass(m: int) -> np.ndarray:
-            if m not in masses:
-                masses[m] = grid(m).residual_masses(labels_t, prefix)
+        def missing(kind: str, m: int, rows: np.ndarray) -> np.ndarray | None:
+            """The rows of ``rows`` not yet computed (None: all of them, every row)."""
+            have = computed.setdefault((kind, m), np.zeros(size, dtype=bool))
+            todo = rows[~have[rows]]
+            have[todo] = True
+            return None if todo.size == size else todo
+
+        def mass(m: int, rows: np.ndarray) -> np.ndarray:
+            """The node masses of node count m, computed for ``rows`` at least."""
+            todo = missing("mass", m, rows)
+            if todo is None:
+                masses[m] = grid(m).residual_masses(scaled, prefix)
+            elif todo.size:
+                if m not in masses:
+                    masses[m] = np.empty((size, m))
+                masses[m][todo] = grid(m).residual_masses(scaled, prefix, todo)
             return masses[m]
+
+        def spectrum(m: int, rows: np.ndarray) -> np.ndarray:
+            """The spectra of node count m, computed for ``rows`` at least."""
+            todo = missing("spectra", m, rows)
+            if todo is None:
+                spectra[m] = grid(m).spectra(mass(m, rows))
+            elif todo.size:
+                new = grid(m).spectra(mass(m, todo)[todo])
+                if m not in spectra:
+                    spectra[m] = np.empty((size, new.shape[1]), dtype=new.dtype)
+                spectra[m][todo] = new
+            return spectra[m]
 
         def values(rows: np.ndarray, sigma: float) -> np.ndarray:
             """smECE_sigma of the label rows ``rows``."""
             at = bandwidth(sigma)
             g = at.nodes
-            if g.m not in spectra:
-                spectra[g.m] = g.spectra(mass(g.m))
-            smoothed = g.smooth(spectra[g.m][rows], at.kernel)
+            smoothed = g.smooth(spectrum(g.m, rows)[rows], at.kernel)
             return np.abs(at.interpolate(smoothed)).sum(axis=1) / at.density
 
         def too_small(rows: np.ndarray, sigma: np.ndarray
@@ -251,8 +340,11 @@ def smece_batch(scores: np.ndarray, weights: np.ndarray | None
             known = np.zeros(rows.size, dtype=bool)
             for s in np.unique(sigma[~small]):
                 at = np.flatnonzero(sigma == s)
-                bound = bandwidth(float(s)).bound(mass, rows[at])
+                at_s = bandwidth(float(s))
+                bound = at_s.bound(mass(at_s.nodes.m, rows[at])[rows[at]])
                 at = at[~(bound < s * (1.0 - _BOUND_MARGIN))]
+                if at.size == 0:  # the bound decided every row
+                    continue
                 value[at] = values(rows[at], float(s))
                 known[at] = True
                 small[at] = s < value[at]
@@ -291,13 +383,19 @@ class _Bandwidth:
         self.nodes = nodes
         points = np.linspace(0.0, 1.0, max(round(10.0 / sigma), _MIN_EVAL_POINTS))
         self.interpolate = _Interpolation(points, nodes.m)
-        density = _smooth_masses(nodes.score_mass, sigma, points) + _MASS_FLOOR
-        self.density = float(np.sum(density))
         self.kernel = nodes.kernel_spectrum(sigma)
         self.weights = nodes.node_weights(self.kernel, self.interpolate.node_weights)
+        # sum over the points of the interpolated smoothed score mass: the smoothed mass
+        # against each node's total interpolation weight (the metric's
+        # _smooth_masses(score_mass, sigma, points).sum() up to rounding, by this route's
+        # transforms instead of a second convolution)
+        smoothed = nodes.smooth(nodes.spectra(nodes.score_mass[None, :]), self.kernel)[0]
+        self.density = (float(smoothed @ self.interpolate.node_weights)
+                        + points.size * _MASS_FLOOR)
 
-    def bound(self, mass: Callable[[int], np.ndarray], rows: np.ndarray) -> np.ndarray:
-        """U(sigma) = sum_j |r_j| c_j / D >= smECE(sigma) of the rows (inf without c)."""
+    def bound(self, mass: np.ndarray) -> np.ndarray:
+        """U(sigma) = sum_j |r_j| c_j / D >= smECE(sigma) of the rows of node masses
+        ``mass`` (inf without c)."""
         if self.weights is None:
-            return np.full(rows.size, np.inf)
-        return np.abs(mass(self.nodes.m)[rows]) @ self.weights / self.density
+            return np.full(mass.shape[0], np.inf)
+        return np.abs(mass) @ self.weights / self.density
