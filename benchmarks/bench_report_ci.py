@@ -321,6 +321,17 @@ draws at 1e5 (about 3.4 ms a chunk of ten): the integer running sums 0.65 ms, th
 at the pieces' ends about 0.6 ms (cold caches), per node count (six, two of them for some
 rows) the masses, transforms, bound and interpolation about 0.3 ms.
 
+**Where it stands** (main after both halves of the fifth round, three runs of ``--repeat 3
+--no-metrics`` on a quiet machine, load 0.9-1.3; CPU seconds with one BLAS thread; in
+brackets the wall-clock ratio with the default threads): at 1e5 the report takes
+0.022-0.023 s and the ci report 0.371-0.388 s, **16.1-16.8 plain reports** (16.2-17.2);
+at 1e4 0.025-0.028 and 0.089-0.095 s, 3.3-3.6 (4.9-5.1). Before the fourth and fifth
+rounds (main at 81245ed, the same measure) the ci report took 0.69-0.74 s at 1e5 against
+0.032-0.033 s, 22 plain reports: the ci report is about twice as quick, the plain report
+30 % quicker, and issue 18's 10 plain reports, 0.23 s now, is not reached. A first call
+in a fresh process (allocator thresholds still low) takes 0.41-0.44 s at 1e5, 15 plain
+reports' first call.
+
 Usage: ``python benchmarks/bench_report_ci.py [--sizes 10000 100000] [--n-boot 200]
 [--repeat 3] [--no-metrics]``
 """
