@@ -178,9 +178,10 @@ pd.DataFrame({name: locacal.corp_decomposition(s, d) for name, (s, d) in models.
 # ## Everything at once: `calibration_report(clinical=True, ci=True)`
 #
 # Every metric in one table, with `clinical=True` adding the ICI and the calibration
-# intercept and slope, and `ci=True` adding a percentile bootstrap interval (`lower`,
-# `upper`) and `null_mean`, the value a *calibrated* model with the same scores would show
-# on average. No calibration error is ever 0 in a finite sample: an observed value near its
+# intercept and slope, and `ci=True` adding a 95 % interval (`lower`, `upper`: a bootstrap
+# interval for most metrics; for the calibration errors one built from label draws of a
+# calibrated model with the same scores, which keeps its level when the error is near 0)
+# and `null_mean`, the value such a *calibrated* model would show on average. No calibration error is ever 0 in a finite sample: an observed value near its
 # `null_mean` is what calibration predicts. A few dozen resamples keep this notebook under
 # a minute but give rough interval ends; the default `n_boot=200` is the setting for a
 # report (about 0.2 s per resample and model at n = 2,000).
@@ -188,7 +189,7 @@ pd.DataFrame({name: locacal.corp_decomposition(s, d) for name, (s, d) in models.
 # %%
 hmda_report = locacal.calibration_report(*models["HMDA"], clinical=True, ci=True,
                                          n_boot=40, seed=0)
-hmda_report
+hmda_report.round(4)  # four decimals: a lower bound near 0 would switch its column to e-notation
 
 # %% [markdown]
 # What each number means, which direction is better, and where it comes from:
@@ -221,7 +222,8 @@ simulated = locacal.calibration_report(
 #   calibration error is close to its `null_mean`.
 # * **HMDA logistic regression**: no strong evidence of miscalibration on 1,190 held-out
 #   applications — one borderline p-value out of five, a slope slightly above 1 with an
-#   interval containing 1, an ICI of about two percentage points. The scores can be read as
+#   interval containing 1, an ICI of about two percentage points (its interval and the
+#   ECE's, rough with 40 resamples, start just above 0). The scores can be read as
 #   probabilities where most of them lie; above 0.3 there are too few applications to say
 #   more.
 
