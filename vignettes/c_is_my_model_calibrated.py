@@ -181,10 +181,12 @@ pd.DataFrame({name: locacal.corp_decomposition(s, d) for name, (s, d) in models.
 # intercept and slope, and `ci=True` adding a 95 % interval (`lower`, `upper`: a bootstrap
 # interval for most metrics; for the calibration errors one built from label draws of a
 # calibrated model with the same scores, which keeps its level when the error is near 0)
-# and `null_mean`, the value such a *calibrated* model would show on average. No calibration error is ever 0 in a finite sample: an observed value near its
-# `null_mean` is what calibration predicts. A few dozen resamples keep this notebook under
-# a minute but give rough interval ends; the default `n_boot=200` is the setting for a
-# report (about 0.2 s per resample and model at n = 2,000).
+# and `null_mean`, the value such a *calibrated* model would show on average. No
+# calibration error is ever 0 in a finite sample: an observed value near its `null_mean` is
+# what calibration predicts. A few dozen resamples keep this notebook quick but give rough
+# interval ends; the default `n_boot=200` is the setting for a report (about 3 s per model
+# at n = 2,000 with `clinical=True`, whose ICI, intercept and slope are refitted on every
+# resample; without it a fraction of a second).
 
 # %%
 hmda_report = locacal.calibration_report(*models["HMDA"], clinical=True, ci=True,
