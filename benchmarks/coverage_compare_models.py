@@ -135,6 +135,22 @@ def truth(dgp: str, big: int, rng: np.random.Generator, names=(*BOOT_METRICS, "a
             {m: abs(diffs[0][m] - diffs[1][m]) / 2 for m in names})
 
 
+#: The calibration errors: 0 in the population for a calibrated model.
+CALIBRATION_ERRORS = ("lcs", "ici", "mcb", "ece")
+
+
+def difference_truths(dgps, big: int, rng: np.random.Generator, metrics
+                      ) -> dict[str, tuple[dict[str, float], dict[str, float]]]:
+    """:func:`truth` of each DGP for ``metrics``, with the calibration errors' difference
+    set to 0 for ``sharp and blunt`` (both models calibrated, so both errors are 0)."""
+    truths = {dgp: truth(dgp, big, rng, metrics) for dgp in dgps}
+    if "sharp and blunt" in truths:
+        true, err = truths["sharp and blunt"]
+        truths["sharp and blunt"] = ({m: 0.0 if m in CALIBRATION_ERRORS else v
+                                      for m, v in true.items()}, err)
+    return truths
+
+
 def _permutation_only(a, b, d, n_perm, seed) -> pd.DataFrame:
     """The rows of compare_models' table with only the permutation p-values: the same
     functions compare_models calls (``_permute``, ``permutation_pvalue``), no bootstrap."""
@@ -233,15 +249,12 @@ def intervals(metrics, dgps, sizes, reps, n_boot, big, seed, out=None,
     above."""
     rng = np.random.default_rng(seed)
     metrics = tuple(metrics)
-    truths = {dgp: truth(dgp, big, rng, metrics) for dgp in dgps}
+    truths = difference_truths(dgps, big, rng, metrics)
     rows = []
     for n in sizes:
         r = reps if n <= 2000 else max(10, reps // big_reps_divisor)
         for dgp in dgps:
             true, err = truths[dgp]
-            if dgp == "sharp and blunt":  # both calibrated: calibration errors equal (0)
-                true = {m: 0.0 if m in ("lcs", "ici", "mcb", "ece") else v
-                        for m, v in true.items()}
             start = time.perf_counter()
             found = []
             for _ in range(r):
@@ -350,12 +363,11 @@ def shrunk(metric, dgps, sizes, reps, n_boot, big, seed) -> pd.DataFrame:
     beside the basic interval and the bounds, from the same resamples."""
     warnings.simplefilter("ignore", CalibrationWarning)
     rng = np.random.default_rng(seed)
+    truths = difference_truths(dgps, big, rng, (metric,))
     rows = []
     for n in sizes:
         for dgp in dgps:
-            true = truth(dgp, big, rng, (metric,))[0][metric]
-            if dgp == "sharp and blunt":
-                true = 0.0
+            true = truths[dgp][0][metric]
             names = ("basic", "bounds", *SHRINK_RULES)
             hits, width = dict.fromkeys(names, 0), dict.fromkeys(names, 0.0)
             start = time.perf_counter()
