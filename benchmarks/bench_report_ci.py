@@ -358,6 +358,10 @@ from locacal.report.table import REPORT_COLUMNS
 from locacal.simulate import logistic_dgp
 
 REPEAT = 1
+#: The report's metrics, and those of them that get a bootstrap interval (the others take
+#: theirs from the null draws).
+NAMES = [m for m in REPORT_COLUMNS if m not in ("n", "true_mse")]
+BOOT_NAMES = [m for m in NAMES if m not in NORM_METRICS]
 
 
 def timed(func, *args, **kwargs) -> tuple[float, float]:
@@ -374,8 +378,6 @@ def timed(func, *args, **kwargs) -> tuple[float, float]:
 def _sizes_table(sizes: list[int], n_boot: int) -> None:
     """The report and the ci report at each n: CPU seconds with one BLAS thread, and
     wall-clock and CPU seconds with the default BLAS threads."""
-    names = [m for m in REPORT_COLUMNS if m not in ("n", "true_mse")]
-    boot_names = [m for m in names if m not in NORM_METRICS]
     print(f"calibration_report with ci=True, n_boot = {n_boot} (seconds; 2 n_boot + 1 = "
           f"{2 * n_boot + 1} evaluations for a naive loop)")
     print("              one BLAS thread (CPU)                         "
@@ -388,10 +390,10 @@ def _sizes_table(sizes: list[int], n_boot: int) -> None:
         with threadpool_limits(limits=1, user_api="blas"):
             plain = timed(calibration_report, s, y)[0]
             ci = timed(calibration_report, s, y, ci=True, n_boot=n_boot, seed=2)[0]
-            boot = timed(bootstrap_replicates, boot_names, s, y, weights=None, true_p=None,
+            boot = timed(bootstrap_replicates, BOOT_NAMES, s, y, weights=None, true_p=None,
                          threshold=0.5, n_boot=n_boot, rng=np.random.default_rng(3),
                          tick=lambda: None)[0]
-            null = timed(null_values, names, s, weights=None, threshold=0.5,
+            null = timed(null_values, NAMES, s, weights=None, threshold=0.5,
                          n_draws=n_boot, rng=np.random.default_rng(4), tick=lambda: None)[0]
         plain_cpu, plain_wall = timed(calibration_report, s, y)
         ci_cpu, ci_wall = timed(calibration_report, s, y, ci=True, n_boot=n_boot, seed=2)
@@ -430,11 +432,10 @@ def main() -> None:
 
 def _metric_row(name: str, s: np.ndarray, y: np.ndarray, n_boot: int) -> None:
     """One metric alone, CPU seconds: one evaluation, its bootstrap, its null draws."""
-    boot_names = [m for m in REPORT_COLUMNS if m not in ("n", "true_mse", *NORM_METRICS)]
     one = timed(evaluate, [name], s, y)[0]
     boot = (timed(bootstrap_replicates, [name], s, y, weights=None, true_p=None,
                   threshold=0.5, n_boot=n_boot, rng=np.random.default_rng(3),
-                  tick=lambda: None)[0] if name in boot_names else float("nan"))
+                  tick=lambda: None)[0] if name in BOOT_NAMES else float("nan"))
     null = (timed(null_values, [name], s, weights=None, threshold=0.5, n_draws=n_boot,
                   rng=np.random.default_rng(4), tick=lambda: None)[0]
             if name in NULL_METRICS else float("nan"))
